@@ -1,0 +1,3 @@
+from stabilitygate.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,231 @@
+"""Read a suite file: YAML -> Suite, with every error as one line naming the file and the line."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from stabilitygate.errors import BadInput
+from stabilitygate.suite.model import Message, ProviderConfig, ResolvedCase, Suite
+
+Path_ = tuple[str | int, ...]
+
+DEFAULT_BASE_URLS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
+REQUIRED_BY_TYPE = {"openai": ("model",), "anthropic": ("model",), "http": ("url",), "command": ("command",)}
+
+
+class LoadedSuite:
+    """A validated suite, the file it came from and the line of each node (for messages, annotations)."""
+
+    def __init__(self, suite: Suite, path: str, lines: Mapping[Path_, int]) -> None:
+        self.suite = suite
+        self.path = path
+        self.lines = lines
+
+    def line_of(self, path: Path_) -> int | None:
+        """The line of the deepest node on `path` that the file has."""
+        for cut in range(len(path), -1, -1):
+            line = self.lines.get(tuple(path[:cut]))
+            if line is not None:
+                return line
+        return None
+
+    def resolved_cases(self) -> list[ResolvedCase]:
+        return [self._resolve(i) for i in range(len(self.suite.cases))]
+
+    def _resolve(self, i: int) -> ResolvedCase:
+        suite, case = self.suite, self.suite.cases[i]
+        provider = suite.provider.merged(case.provider)
+        ptype = provider.type or "openai"
+        data = provider.model_dump(exclude_none=True)
+        data["type"] = ptype
+        if ptype in DEFAULT_BASE_URLS and not provider.base_url:
+            data["base_url"] = DEFAULT_BASE_URLS[ptype]
+        provider = ProviderConfig(**data)
+        for key in REQUIRED_BY_TYPE.get(ptype, ()):
+            if getattr(provider, key) in (None, "", []):
+                at = ("cases", i, "provider") if case.provider else ("provider",)
+                raise BadInput(
+                    f"case {case.id!r}: provider type {ptype!r} needs `{key}`",
+                    path=self.path,
+                    line=self.line_of(at),
+                )
+        if case.messages is not None:
+            messages = tuple(case.messages)
+        else:
+            system = [Message(role="system", content=case.system)] if case.system is not None else []
+            messages = (*system, Message(role="user", content=case.prompt or ""))
+        return ResolvedCase(
+            id=case.id,
+            line=self.line_of(("cases", i)),
+            messages=messages,
+            provider=provider,
+            thresholds=suite.thresholds.merged(case.thresholds),
+            answer=case.answer,
+            expected=case.expected,
+            samples=case.samples or suite.sampling.samples,
+        )
+
+    def secret_env_names(self) -> set[str]:
+        """Names of the variables that hold API keys, for masking and redaction."""
+        names = {c.provider.api_key_env for c in self.resolved_cases() if c.provider.api_key_env}
+        return {n for n in names if n}
+
+
+def load_suite(path: str | os.PathLike[str]) -> LoadedSuite:
+    shown = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BadInput("no such file", path=shown) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"cannot read the suite: {exc}", path=shown) from None
+    return parse_suite(text, shown)
+
+
+def parse_suite(text: str, shown: str) -> LoadedSuite:
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise BadInput(
+            f"not valid YAML: {problem}", path=shown, line=mark.line + 1 if mark else None
+        ) from None
+    except RecursionError:
+        raise BadInput("not valid YAML: nested too deeply", path=shown) from None
+    if not isinstance(data, dict):
+        raise BadInput("expected a mapping with version, name, provider and cases at the top", path=shown, line=1)
+    lines: dict[Path_, int] = {}
+    _index_lines(node, (), lines, shown)
+    _check_duplicate_ids(data, lines, shown)
+    try:
+        suite = Suite.model_validate(data)
+    except ValidationError as exc:
+        raise _to_bad_input(exc, lines, shown) from None
+    loaded = LoadedSuite(suite, shown, lines)
+    loaded.resolved_cases()  # provider requirements are checked once everything is merged
+    return loaded
+
+
+def check_environment(loaded: LoadedSuite, environ: Mapping[str, str] | None = None) -> None:
+    """Run-time checks the file alone cannot decide: every `api_key_env` names a set variable."""
+    env = os.environ if environ is None else environ
+    for i, case in enumerate(loaded.resolved_cases()):
+        name = case.provider.api_key_env
+        if name and not env.get(name):
+            own = loaded.suite.cases[i].provider
+            at = ("cases", i, "provider", "api_key_env") if own and own.api_key_env else ("provider", "api_key_env")
+            raise BadInput(
+                f"case {case.id!r}: the variable {name} named by api_key_env is not set",
+                path=loaded.path,
+                line=loaded.line_of(at),
+            )
+
+
+def _index_lines(node: yaml.Node | None, path: Path_, lines: dict[Path_, int], shown: str) -> None:
+    if node is None:
+        return
+    lines.setdefault(path, node.start_mark.line + 1)
+    if isinstance(node, yaml.MappingNode):
+        keys: set[Any] = set()
+        for key_node, value_node in node.value:
+            key = key_node.value
+            if key in keys:
+                raise BadInput(f"duplicate key {key!r}", path=shown, line=key_node.start_mark.line + 1)
+            keys.add(key)
+            lines[(*path, key)] = key_node.start_mark.line + 1
+            _index_lines(value_node, (*path, key), lines, shown)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _index_lines(item, (*path, i), lines, shown)
+
+
+def _check_duplicate_ids(data: dict[str, Any], lines: Mapping[Path_, int], shown: str) -> None:
+    cases = data.get("cases")
+    if not isinstance(cases, list):
+        return
+    first: dict[Any, int] = {}
+    for i, case in enumerate(cases):
+        if isinstance(case, dict) and isinstance(case.get("id"), str | int):
+            cid = case["id"]
+            if cid in first:
+                raise BadInput(
+                    f"duplicate case id {cid!r} (first used at line {lines.get(('cases', first[cid]))})",
+                    path=shown,
+                    line=lines.get(("cases", i, "id")),
+                )
+            first[cid] = i
+
+
+def _to_bad_input(exc: ValidationError, lines: Mapping[Path_, int], shown: str) -> BadInput:
+    err = exc.errors(include_url=False)[0]
+    loc: Path_ = tuple(err["loc"])
+    # pydantic appends the union member or a validator name to some locations; keep the data path.
+    loc = tuple(p for p in loc if not (isinstance(p, str) and ("[" in p or p.startswith("function-"))))
+    where = _dotted(loc)
+    if err["type"] == "extra_forbidden":
+        parent = _model_at(loc[:-1])
+        allowed = ", ".join(sorted(_field_names(parent))) if parent else ""
+        message = f"unknown key {loc[-1]!r}" + (f" at {_dotted(loc[:-1])}" if loc[:-1] else "")
+        if allowed:
+            message += f" (expected one of: {allowed})"
+    elif err["type"] == "missing":
+        message = f"missing required key {where!r}"
+    else:
+        got = err.get("input")
+        shown_input = "" if isinstance(got, dict | list) else f", got {got!r}"
+        msg = str(err["msg"]).removeprefix("Value error, ")
+        message = f"{where}: {msg}{shown_input}" if where else msg
+    line = None
+    for cut in range(len(loc), -1, -1):
+        line = lines.get(tuple(loc[:cut]))
+        if line is not None:
+            break
+    return BadInput(message, path=shown, line=line)
+
+
+def _dotted(loc: Path_) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _model_at(loc: Path_) -> type[BaseModel] | None:
+    """The pydantic model that describes the node at `loc` (for listing the keys it accepts)."""
+    model: type[BaseModel] | None = Suite
+    for part in loc:
+        if model is None:
+            return None
+        if isinstance(part, int):
+            continue
+        field = _fields_by_alias(model).get(part)
+        if field is None:
+            return None
+        model = _inner_model(field.annotation)
+    return model
+
+
+def _fields_by_alias(model: type[BaseModel]) -> dict[str, Any]:
+    return {(f.alias or name): f for name, f in model.model_fields.items()}
+
+
+def _field_names(model: type[BaseModel]) -> list[str]:
+    return list(_fields_by_alias(model))
+
+
+def _inner_model(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()) or ():
+        found = _inner_model(arg)
+        if found is not None:
+            return found
+    return None
