@@ -95,6 +95,9 @@ def parse_suite(text: str, shown: str) -> LoadedSuite:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        context, context_mark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+        if context and context_mark and mark and context_mark.line != mark.line:
+            problem += f" ({context.removeprefix('while ')} started at line {context_mark.line + 1})"
         raise BadInput(
             f"not valid YAML: {problem}", path=shown, line=mark.line + 1 if mark else None
         ) from None

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Build a local Debian bookworm base image for machines that cannot reach an image registry.
+#
+# Usage: scripts/local_base_image.sh [TAG]   (default local/bookworm-base)
+# The image is a debootstrap minbase root with no Python (the Dockerfile installs python3.11
+# from Debian when `python3` is missing). The host's CA bundle is copied in, so that apt and
+# pip inside a build trust the TLS proxy this machine's package downloads go through.
+set -euo pipefail
+
+TAG="${1:-local/bookworm-base}"
+MIRROR="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+
+if docker image inspect "$TAG" >/dev/null 2>&1; then
+  echo "$TAG already exists" >&2
+  exit 0
+fi
+if ! command -v debootstrap >/dev/null 2>&1; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
+fi
+
+ROOT="$(mktemp -d /tmp/stabilitygate-rootfs.XXXXXX)"
+trap 'rm -rf "$ROOT"' EXIT
+echo "debootstrap bookworm into $ROOT ..." >&2
+debootstrap --variant=minbase bookworm "$ROOT" "$MIRROR" >"$ROOT.log" 2>&1 || {
+  tail -n 20 "$ROOT.log" >&2
+  exit 1
+}
+rm -f "$ROOT.log"
+# apt sources as the image's own: the main archive and security updates.
+cat >"$ROOT/etc/apt/sources.list" <<SOURCES
+deb $MIRROR bookworm main
+deb $MIRROR bookworm-updates main
+deb http://deb.debian.org/debian-security bookworm-security main
+SOURCES
+mkdir -p "$ROOT/etc/ssl/certs"
+cp /etc/ssl/certs/ca-certificates.crt "$ROOT/etc/ssl/certs/ca-certificates.crt"
+# Keep the image small and quiet, as the official Debian images do.
+rm -rf "$ROOT"/var/cache/apt/archives/*.deb "$ROOT"/var/lib/apt/lists/*
+tar -C "$ROOT" -c . | docker import - "$TAG" >/dev/null
+echo "built $TAG" >&2

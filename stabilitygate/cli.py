@@ -1,0 +1,159 @@
+"""The `stabilitygate` command (DESIGN section 3): parse flags, call the pipeline, map errors to exit codes.
+
+Nothing heavy is imported here: `--help` and `validate` must stay fast and never load torch.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from stabilitygate import __version__
+from stabilitygate.errors import EXIT_BAD_INPUT, EXIT_CANNOT_MEASURE, GateError
+
+PathArg = click.Path(path_type=Path, dir_okay=False)
+
+
+def _report_flags(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The baseline and report flags shared by run, score and merge."""
+    flags = [
+        click.option("--baseline", type=PathArg, help="Baseline file (default: SUITE with .baseline.json)."),
+        click.option("--update-baseline", is_flag=True, help="Record this run as the new baseline."),
+        click.option("--report-json", type=PathArg, help="Write the report JSON here."),
+        click.option("--markdown", type=PathArg, help="Write the Markdown report (the PR comment) here."),
+        click.option("--junit", type=PathArg, help="Write JUnit XML here."),
+        click.option(
+            "--fail-on",
+            type=click.Choice(["regression", "fail", "never"]),
+            default="regression",
+            show_default=True,
+            help="regression: threshold failures and regressions fail; fail: only threshold failures; never.",
+        ),
+    ]
+    for flag in reversed(flags):
+        func = flag(func)
+    return func
+
+
+def _output_options(kwargs: dict[str, Any]) -> Any:
+    from stabilitygate.pipeline.options import OutputOptions
+
+    return OutputOptions(
+        baseline=kwargs.pop("baseline"),
+        update_baseline=kwargs.pop("update_baseline"),
+        report_json=kwargs.pop("report_json"),
+        markdown=kwargs.pop("markdown"),
+        junit=kwargs.pop("junit"),
+        fail_on=kwargs.pop("fail_on"),
+    )
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="stabilitygate")
+def cli() -> None:
+    """Measure how non-deterministic an LLM feature is, and fail when its stability regresses."""
+
+
+@cli.command()
+@click.argument("suite", type=PathArg)
+def validate(suite: Path) -> None:
+    """Check a suite file and exit (0 valid, 2 not)."""
+    from stabilitygate.suite.load import load_suite
+
+    loaded = load_suite(suite)
+    cases = loaded.resolved_cases()
+    click.echo(f"{suite}: valid ({len(cases)} cases, {sum(c.samples for c in cases)} samples)")
+
+
+@cli.command()
+@click.argument("suite", type=PathArg)
+@_report_flags
+@click.option("--samples", type=click.IntRange(min=2), help="Samples per case (overrides the suite).")
+@click.option("--concurrency", type=click.IntRange(min=1), help="Requests in flight (overrides the suite).")
+@click.option("--case", "case_ids", multiple=True, metavar="ID", help="Run only this case (repeatable).")
+@click.option("--shard", metavar="K/N", help="Run the K-th of N balanced shares of the cases.")
+@click.option("--samples-out", type=PathArg, help="Append each sample to this JSONL file as it arrives.")
+@click.option("--progress/--no-progress", default=None, help="Progress display (default: bar on a terminal).")
+@click.option("--early-stop/--no-early-stop", default=None, help="Stop a case once it has certainly failed.")
+def run(suite: Path, **kwargs: Any) -> None:
+    """Sample every case N times, measure, judge against the baseline and report."""
+    from stabilitygate.pipeline.options import RunOptions
+    from stabilitygate.pipeline.run import run_suite
+    from stabilitygate.pipeline.select import parse_shard
+
+    output = _output_options(kwargs)
+    shard = parse_shard(kwargs["shard"]) if kwargs["shard"] else None
+    options = RunOptions(
+        suite=suite,
+        output=output,
+        samples=kwargs["samples"],
+        concurrency=kwargs["concurrency"],
+        case_ids=tuple(kwargs["case_ids"]),
+        shard=shard,
+        samples_out=kwargs["samples_out"],
+        progress=kwargs["progress"],
+        early_stop=kwargs["early_stop"],
+    )
+    raise SystemExit(run_suite(options))
+
+
+@cli.command()
+@click.argument("samples", type=PathArg, nargs=-1, required=True)
+@click.option("--suite", "suite", type=PathArg, required=True, help="The suite the samples were drawn for.")
+@_report_flags
+def score(samples: Sequence[Path], suite: Path, **kwargs: Any) -> None:
+    """Measure, judge and report from samples files of an earlier run, calling no model."""
+    from stabilitygate.pipeline.score import score_samples
+
+    raise SystemExit(score_samples(list(samples), suite, _output_options(kwargs)))
+
+
+@cli.command()
+@click.argument("reports", type=PathArg, nargs=-1, required=True)
+@click.option("--suite", "suite", type=PathArg, help="The suite (default: the path the reports name).")
+@_report_flags
+def merge(reports: Sequence[Path], suite: Path | None, **kwargs: Any) -> None:
+    """Join the reports of `run --shard K/N` jobs into one report, comment and exit code."""
+    from stabilitygate.pipeline.score import merge_reports
+
+    raise SystemExit(merge_reports(list(reports), _output_options(kwargs), suite_path=suite))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line and return its exit code; domain errors become one line on stderr."""
+    try:
+        cli.main(args=list(argv) if argv is not None else None, prog_name="stabilitygate", standalone_mode=False)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_BAD_INPUT)
+    except GateError as exc:
+        click.echo(f"stabilitygate: error: {exc}", err=True)
+        return exc.exit_code
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("stabilitygate: aborted", err=True)
+        return EXIT_CANNOT_MEASURE
+    except KeyboardInterrupt:
+        click.echo("stabilitygate: interrupted", err=True)
+        return EXIT_CANNOT_MEASURE
+    except Exception as exc:  # a bug of ours: one line for the user, the traceback on request
+        if os.environ.get("STABILITYGATE_DEBUG"):
+            raise
+        click.echo(
+            f"stabilitygate: internal error: {type(exc).__name__}: {exc} (STABILITYGATE_DEBUG=1 shows the traceback)",
+            err=True,
+        )
+        return EXIT_CANNOT_MEASURE
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,188 @@
+"""The pipeline's tail, shared by run, score and merge: measure -> judge -> report -> files."""
+
+from __future__ import annotations
+
+import sys
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from stabilitygate.errors import EXIT_CANNOT_MEASURE, BadInput
+from stabilitygate.judge.baseline import Baseline, baseline_from_run, read_baseline, write_baseline
+from stabilitygate.judge.gate import exit_code, run_verdict
+from stabilitygate.judge.verdicts import judge_cases
+from stabilitygate.measure.case import measure_case
+from stabilitygate.measure.summary import suite_summary
+from stabilitygate.pipeline.files import write_text_atomic
+from stabilitygate.pipeline.options import OutputOptions, default_baseline_path
+from stabilitygate.report.json_report import build_report, dump_report
+from stabilitygate.report.junit import render_junit
+from stabilitygate.report.markdown import render_markdown
+from stabilitygate.results import CaseMeasurement
+from stabilitygate.samples import Sample
+from stabilitygate.suite.load import LoadedSuite
+from stabilitygate.suite.model import ResolvedCase
+
+
+@dataclass(frozen=True)
+class SamplingFacts:
+    """What only a live run knows (absent when scoring a samples file)."""
+
+    requests: int
+    retries: int
+    interrupted: bool
+    budget_exhausted: bool
+    fatal_error: str | None
+    early_stopped: Mapping[str, str]
+    samples_file: str | None
+    shard: str | None
+
+    @property
+    def could_not_measure(self) -> bool:
+        return self.interrupted or self.fatal_error is not None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "requests": self.requests,
+            "retries": self.retries,
+            "interrupted": self.interrupted,
+            "budget_exhausted": self.budget_exhausted,
+            "fatal_error": self.fatal_error,
+            "early_stopped": dict(sorted(self.early_stopped.items())),
+            "samples_file": self.samples_file,
+            "shard": self.shard,
+        }
+
+
+def resolve_baseline(loaded: LoadedSuite, output: OutputOptions) -> tuple[Path, Baseline | None]:
+    """Read the baseline before anything is spent: an unreadable one is exit 2, the file untouched."""
+    path = output.baseline or default_baseline_path(Path(loaded.path))
+    return path, read_baseline(path)
+
+
+def evaluate(
+    loaded: LoadedSuite,
+    cases: Sequence[ResolvedCase],
+    samples: Iterable[Sample],
+    *,
+    output: OutputOptions,
+    requested: Mapping[str, int],
+    sampling: SamplingFacts | None = None,
+    full_suite: bool = True,
+) -> int:
+    """Measure, judge and report; write the report files and, when asked, the baseline. Returns the exit code."""
+    baseline_path, baseline = resolve_baseline(loaded, output)
+    by_case: dict[str, list[Sample]] = defaultdict(list)
+    for sample in samples:
+        by_case[sample.case].append(sample)
+
+    embedder = _make_embedder(loaded)
+    measurements = [
+        _with_sampling_notes(
+            measure_case(case, by_case.get(case.id, []), embedder=embedder, samples_requested=requested[case.id]),
+            sampling,
+        )
+        for case in cases
+    ]
+    similarity = None
+    if embedder is not None:
+        from stabilitygate.measure.embedder import similarity as embed_similarity
+
+        def similarity(a: str, b: str) -> float:
+            return embed_similarity(embedder, a, b)
+
+    verdicts = judge_cases(cases, measurements, baseline, loaded.suite.regression, similarity=similarity)
+    could_not_measure = sampling is not None and sampling.could_not_measure
+    code = exit_code(verdicts, output.fail_on, could_not_measure=could_not_measure)
+    verdict = run_verdict(verdicts, fatal=could_not_measure)
+
+    baseline_status = "compared" if baseline is not None else "missing"
+    if output.update_baseline:
+        if code == EXIT_CANNOT_MEASURE:
+            baseline_status = "not written: the run could not measure"
+        else:
+            fresh = baseline_from_run(cases, measurements, loaded.suite.name)
+            write_baseline(baseline_path, _merge_baselines(baseline, fresh, cases, full_suite))
+            baseline_status = "updated"
+            code = 0
+    run: dict[str, Any] = {
+        "baseline": {"path": str(baseline_path), "status": baseline_status},
+        "embedding": _embedding_info(embedder, measurements),
+        "fail_on": output.fail_on,
+    }
+    if sampling is not None:
+        run["sampling"] = sampling.to_json()
+    report = build_report(
+        suite_name=loaded.suite.name,
+        suite_path=loaded.path,
+        cases=cases,
+        measurements=measurements,
+        verdicts=verdicts,
+        summary=suite_summary(measurements, cases),
+        run=run,
+        exit_code=code,
+        verdict=verdict,
+    )
+    write_outputs(report, output)
+    _print_summary(report)
+    return code
+
+
+def write_outputs(report: dict[str, Any], output: OutputOptions) -> None:
+    if output.report_json:
+        write_text_atomic(output.report_json, dump_report(report))
+    if output.markdown:
+        write_text_atomic(output.markdown, render_markdown(report))
+    if output.junit:
+        write_text_atomic(output.junit, render_junit(report))
+
+
+def _make_embedder(loaded: LoadedSuite) -> Any:
+    settings = loaded.suite.embedding
+    if not settings.enabled:
+        return None
+    from stabilitygate.measure.embedder import Embedder
+
+    return Embedder(settings.model, batch_size=settings.batch_size)
+
+
+def _embedding_info(embedder: Any, measurements: Sequence[CaseMeasurement]) -> dict[str, Any] | None:
+    if embedder is None:
+        return None
+    from stabilitygate.measure.embedder import embedding_info
+
+    return embedding_info(embedder)
+
+
+def _with_sampling_notes(measurement: CaseMeasurement, sampling: SamplingFacts | None) -> CaseMeasurement:
+    if sampling is None or measurement.id not in sampling.early_stopped:
+        return measurement
+    note = f"sampling stopped early: {sampling.early_stopped[measurement.id]}"
+    return replace(measurement, notes=[*measurement.notes, note])
+
+
+def _merge_baselines(
+    old: Baseline | None, fresh: Baseline, cases: Sequence[ResolvedCase], full_suite: bool
+) -> Baseline:
+    """A partial run (--case, --shard) updates its own cases and keeps the others' entries."""
+    if old is None or full_suite:
+        return fresh
+    kept = {cid: entry for cid, entry in old.cases.items() if cid not in {c.id for c in cases}}
+    return replace(fresh, cases={**kept, **fresh.cases})
+
+
+def _print_summary(report: Mapping[str, Any]) -> None:
+    summary = report["summary"]
+    parts = [f"{summary['cases']} cases"] + [
+        f"{summary[k]} {k}" for k in ("passed", "failed", "regressed", "new", "errors") if summary.get(k)
+    ]
+    print(f"stabilitygate: {report['verdict']} ({', '.join(parts)})", file=sys.stderr)
+    for case in report["cases"]:
+        if case["verdict"] != "pass":
+            reasons = "; ".join(case["reasons"][:3])
+            print(f"  {case['id']}: {case['verdict']}: {reasons}", file=sys.stderr)
+
+
+__all__ = ["BadInput", "SamplingFacts", "evaluate", "resolve_baseline", "write_outputs"]

@@ -1,0 +1,170 @@
+"""`stabilitygate run`: suite -> sample -> evaluate, with nothing measured lost on interruption."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+
+from stabilitygate.pipeline.evaluate import SamplingFacts, evaluate, resolve_baseline
+from stabilitygate.pipeline.options import RunOptions
+from stabilitygate.pipeline.select import select_cases
+from stabilitygate.providers import make_provider
+from stabilitygate.providers.interface import Provider
+from stabilitygate.samples import Sample
+from stabilitygate.sampling.progress import Progress
+from stabilitygate.sampling.sampler import SamplingOutcome, sample_cases
+from stabilitygate.sampling.samples_file import SamplesWriter
+from stabilitygate.suite.load import check_environment, load_suite
+from stabilitygate.suite.model import ResolvedCase, Sampling
+
+
+def run_suite(opts: RunOptions, environ: Mapping[str, str] | None = None) -> int:
+    env = os.environ if environ is None else environ
+    loaded = load_suite(opts.suite)
+    cases = select_cases(loaded.resolved_cases(), opts.case_ids, opts.shard)
+    if opts.samples is not None:
+        cases = [c.model_copy(update={"samples": opts.samples}) for c in cases]
+    check_environment(loaded, env)
+    resolve_baseline(loaded, opts.output)  # an unreadable baseline stops us before any token is spent
+    settings = loaded.suite.sampling
+    sampling = settings.model_copy(
+        update={
+            "concurrency": opts.concurrency or settings.concurrency,
+            "early_stop": settings.early_stop if opts.early_stop is None else opts.early_stop,
+        }
+    )
+    secrets = sorted({env[name] for name in loaded.secret_env_names() if env.get(name)})
+
+    received: list[Sample] = []
+    with _samples_sink(opts) as write:
+
+        def on_sample(sample: Sample) -> None:
+            received.append(sample)
+            write(sample)
+
+        outcome, interrupted = asyncio.run(_sample(cases, sampling, env, secrets, on_sample, opts.progress))
+
+    facts = SamplingFacts(
+        requests=outcome.requests_made if outcome else len(received),
+        retries=outcome.retries if outcome else 0,
+        interrupted=interrupted or bool(outcome and outcome.interrupted),
+        budget_exhausted=bool(outcome and outcome.budget_exhausted),
+        fatal_error=outcome.fatal_error if outcome else None,
+        early_stopped=dict(outcome.early_stopped) if outcome else {},
+        samples_file=str(opts.samples_out) if opts.samples_out else None,
+        shard=str(opts.shard) if opts.shard else None,
+    )
+    if facts.interrupted:
+        print(f"stabilitygate: interrupted; {len(received)} samples kept", file=sys.stderr)
+    if facts.fatal_error:
+        print(f"stabilitygate: error: {facts.fatal_error}", file=sys.stderr)
+    return evaluate(
+        loaded,
+        cases,
+        received,
+        output=opts.output,
+        requested={c.id: c.samples for c in cases},
+        sampling=facts,
+        full_suite=not (opts.case_ids or opts.shard),
+    )
+
+
+@contextlib.contextmanager
+def _samples_sink(opts: RunOptions) -> Iterator[Callable[[Sample], None]]:
+    if opts.samples_out is None:
+        yield lambda sample: None
+        return
+    with SamplesWriter(opts.samples_out) as writer:
+        yield writer.write
+
+
+async def _sample(
+    cases: Sequence[ResolvedCase],
+    sampling: Sampling,
+    env: Mapping[str, str],
+    secrets: Sequence[str],
+    on_sample: Callable[[Sample], None],
+    progress_mode: bool | None,
+) -> tuple[SamplingOutcome | None, bool]:
+    """Sample every case; SIGINT/SIGTERM cancel the sampling and keep what was received."""
+    providers = _providers(cases, sampling, env)
+    progress = None if progress_mode is False else Progress(sum(c.samples for c in cases), interactive=progress_mode)
+    task = asyncio.ensure_future(
+        sample_cases(
+            cases,
+            sampling,
+            providers,
+            on_sample=on_sample,
+            should_stop=early_stop_rule(cases) if sampling.early_stop else None,
+            progress=progress,
+            secrets=secrets,
+        )
+    )
+    interrupted = False
+    loop = asyncio.get_running_loop()
+
+    def interrupt() -> None:
+        nonlocal interrupted
+        interrupted = True
+        task.cancel()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, interrupt)
+    outcome: SamplingOutcome | None = None
+    try:
+        outcome = await task
+    except asyncio.CancelledError:
+        if not interrupted:
+            raise
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(sig)
+        if progress is not None:
+            progress.close()
+        for provider in {id(p): p for p in providers.values()}.values():
+            with contextlib.suppress(Exception):
+                await provider.aclose()
+    return outcome, interrupted
+
+
+def _providers(cases: Sequence[ResolvedCase], sampling: Sampling, env: Mapping[str, str]) -> dict[str, Provider]:
+    """One provider per distinct configuration, so cases that share an endpoint share its connections."""
+    shared: dict[str, Provider] = {}
+    by_case: dict[str, Provider] = {}
+    for case in cases:
+        key = case.provider.model_dump_json()
+        if key not in shared:
+            shared[key] = make_provider(case.provider, environ=env, timeout_s=sampling.timeout_s)
+        by_case[case.id] = shared[key]
+    return by_case
+
+
+def early_stop_rule(cases: Sequence[ResolvedCase]) -> Callable[[str, Sequence[Sample]], str | None]:
+    """Stop a case once an absolute threshold has certainly failed, whatever its remaining samples say."""
+    by_id = {c.id: c for c in cases}
+
+    def should_stop(case_id: str, taken: Sequence[Sample]) -> str | None:
+        case = by_id[case_id]
+        limits = case.thresholds
+        texts = Counter(s.text for s in taken if s.text is not None)
+        if limits.max_unique is not None and len(texts) > limits.max_unique:
+            return f"{len(texts)} distinct completions after {len(taken)} samples, above max_unique {limits.max_unique}"
+        if limits.min_mode_share is not None and texts:
+            remaining = max(case.samples - len(taken), 0)
+            top = texts.most_common(1)[0][1]
+            best = (top + remaining) / (sum(texts.values()) + remaining)
+            if best < limits.min_mode_share:
+                return (
+                    f"mode share can reach at most {best:.2f} after {len(taken)} samples, "
+                    f"below min_mode_share {limits.min_mode_share}"
+                )
+        return None
+
+    return should_stop

@@ -1,0 +1,143 @@
+"""Suite loading: every rule of DESIGN section 4, each error one line with the file and the line."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from stabilitygate.errors import BadInput
+from stabilitygate.suite import check_environment, load_suite, parse_suite
+
+GOOD = """\
+version: 1
+name: demo
+provider:
+  type: openai
+  model: gpt-4o-mini
+  api_key_env: DEMO_KEY
+  params: {temperature: 0, seed: 7}
+sampling: {samples: 10}
+thresholds: {max_unique: 3}
+cases:
+  - id: borough
+    system: You answer in JSON.
+    prompt: 'Where? Reply {"borough": ...}'
+    answer: {json: /borough}
+    expected: Queens
+    thresholds: {max_unique: 1}
+  - id: letter
+    messages: [{role: user, content: "Q: A or B?"}]
+    answer: {choice: [A, B]}
+    provider: {params: {seed: 8}}
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "suite.yml"
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def test_good_suite_resolves_defaults_and_overrides(tmp_path: Path) -> None:
+    loaded = load_suite(write(tmp_path, GOOD))
+    borough, letter = loaded.resolved_cases()
+    assert borough.thresholds.max_unique == 1 and letter.thresholds.max_unique == 3
+    assert [m.role for m in borough.messages] == ["system", "user"]
+    assert borough.provider.base_url == "https://api.openai.com/v1"
+    assert letter.provider.params == {"temperature": 0, "seed": 8}
+    assert borough.line == 11 and letter.line == 17
+    assert borough.samples == 10
+    assert loaded.secret_env_names() == {"DEMO_KEY"}
+
+
+def test_definition_hash_changes_with_prompt_not_thresholds(tmp_path: Path) -> None:
+    base = load_suite(write(tmp_path, GOOD)).resolved_cases()[0].definition_hash
+    looser = load_suite(write(tmp_path, GOOD.replace("{max_unique: 1}", "{max_unique: 2}")))
+    edited = load_suite(write(tmp_path, GOOD.replace("Where?", "Where exactly?")))
+    assert looser.resolved_cases()[0].definition_hash == base
+    assert edited.resolved_cases()[0].definition_hash != base
+
+
+BAD = {
+    "bad_yaml": (GOOD.replace("name: demo", "name: [demo"), 3, "parsing a flow sequence started at line 2"),
+    "unknown_key": (GOOD.replace("  - id: letter", "  - id: letter\n    promt: typo"), 18, "unknown key 'promt'"),
+    "wrong_type": (GOOD.replace("{samples: 10}", "{samples: many}"), 8, "sampling.samples"),
+    "missing_prompt": (GOOD.replace("    prompt: 'Where? Reply {\"borough\": ...}'\n", ""), 11, "prompt"),
+    "duplicate_id": (GOOD.replace("id: letter", "id: borough"), 17, "duplicate case id 'borough'"),
+    "samples_1": (GOOD.replace("{samples: 10}", "{samples: 1}"), 8, "greater than or equal to 2"),
+    "threshold_1_5": (GOOD.replace("{max_unique: 3}", "{min_agreement: 1.5}"), 9, "less than or equal to 1"),
+    "unknown_provider": (GOOD.replace("type: openai", "type: bard"), 4, "provider.type"),
+    "empty_cases": (GOOD.split("cases:")[0] + "cases: []\n", 10, "cases"),
+    "duplicate_key": (GOOD.replace("  type: openai\n", "  type: openai\n  type: local\n"), 5, "duplicate key 'type'"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD))
+def test_bad_suite_is_one_line_with_file_and_line(tmp_path: Path, kind: str) -> None:
+    text, line, expected = BAD[kind]
+    path = write(tmp_path, text)
+    with pytest.raises(BadInput) as info:
+        load_suite(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}:{line}: "), message
+    assert expected in message
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize("kind", sorted(BAD))
+def test_bad_suite_cli_exit_2_without_traceback(tmp_path: Path, kind: str) -> None:
+    path = write(tmp_path, BAD[kind][0])
+    proc = subprocess.run(
+        [sys.executable, "-m", "stabilitygate", "validate", str(path)], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(path) in lines[0]
+
+
+def test_unset_api_key_variable_is_bad_input_at_run_time(tmp_path: Path) -> None:
+    loaded = load_suite(write(tmp_path, GOOD))
+    with pytest.raises(BadInput, match=r"suite.yml:6: .*DEMO_KEY.* not set"):
+        check_environment(loaded, {})
+    check_environment(loaded, {"DEMO_KEY": "sk-x"})
+
+
+def test_unset_api_key_variable_run_exits_2(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "stabilitygate", "run", str(path), "--no-progress"],
+        capture_output=True, text=True, timeout=60, env=env,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr and "DEMO_KEY" in proc.stderr and f"{path}:6:" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (("answer: {json: /borough}", "answer: {json: /borough, choice: [A, B]}"), "exactly one of json, choice"),
+        (("answer: {json: /borough}", "answer: {regex: '('}"), "regex does not compile"),
+        (("answer: {json: /borough}", "answer: {json: '', schema: {type: 12}}"), "not a valid JSON Schema"),
+        (("  model: gpt-4o-mini\n", ""), "needs `model`"),
+        (("messages: [{role: user", "system: x\n    messages: [{role: user"), "`system` goes with `prompt`"),
+        (("id: letter", "id: 'bad id'"), "cases[1].id"),
+    ],
+)
+def test_more_rules(change: tuple[str, str], message: str) -> None:
+    with pytest.raises(BadInput, match=None) as info:
+        parse_suite(GOOD.replace(*change), "s.yml")
+    assert message in str(info.value)
+    assert str(info.value).startswith("s.yml:")
+
+
+def test_not_a_mapping_and_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(BadInput, match=r"s\.yml:1: expected a mapping"):
+        parse_suite("- just a list\n", "s.yml")
+    with pytest.raises(BadInput, match="no such file"):
+        load_suite(tmp_path / "absent.yml")
