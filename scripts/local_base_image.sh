@@ -33,8 +33,13 @@ deb $MIRROR bookworm main
 deb $MIRROR bookworm-updates main
 deb http://deb.debian.org/debian-security bookworm-security main
 SOURCES
-mkdir -p "$ROOT/etc/ssl/certs"
+mkdir -p "$ROOT/etc/ssl/certs" "$ROOT/usr/local/share/ca-certificates"
 cp /etc/ssl/certs/ca-certificates.crt "$ROOT/etc/ssl/certs/ca-certificates.crt"
+# The local CAs also where update-ca-certificates looks, so that installing ca-certificates in a
+# build regenerates a bundle that still trusts them.
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  cp /usr/local/share/ca-certificates/*.crt "$ROOT/usr/local/share/ca-certificates/"
+fi
 # Keep the image small and quiet, as the official Debian images do.
 rm -rf "$ROOT"/var/cache/apt/archives/*.deb "$ROOT"/var/lib/apt/lists/*
 tar -C "$ROOT" -c . | docker import - "$TAG" >/dev/null

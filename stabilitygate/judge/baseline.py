@@ -1,0 +1,284 @@
+"""The baseline file: what a recorded run looked like, per case, committed next to the suite.
+
+Written with sorted keys, stable formatting and no timestamps, so that re-recording an unchanged
+run gives the same bytes and an intended change reads well in the pull request's diff. Written
+atomically: a crash mid-write leaves the previous file whole. Read strictly: a damaged file is an
+error (exit 2) and is never rewritten behind the user's back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import secrets
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from stabilitygate.errors import BadInput
+from stabilitygate.judge.thresholds import primary_agreement
+from stabilitygate.results import REPORT_DECIMALS, CaseMeasurement
+from stabilitygate.suite.model import ResolvedCase
+
+SCHEMA_VERSION = 1
+TOP = 5  # completions and answers kept per case: enough to show what changed, small in a diff
+
+
+@dataclass(frozen=True)
+class BaselineCase:
+    hash: str
+    samples: int  # successful samples of the recorded run (n)
+    metrics: dict[str, Any]
+    primary: dict[str, Any] | None  # {"metric", "k", "n"}
+    modal_completion: str | None
+    modal_answer: Any
+    completions: list[dict[str, Any]] = field(default_factory=list)  # top TOP, [{"text", "count"}]
+    answers: list[dict[str, Any]] = field(default_factory=list)  # top TOP, [{"answer", "count"}]
+    fingerprints: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "hash": self.hash,
+            "samples": self.samples,
+            "metrics": self.metrics,
+            "primary": self.primary,
+            "modal_completion": self.modal_completion,
+            "modal_answer": self.modal_answer,
+            "completions": self.completions,
+            "answers": self.answers,
+            "fingerprints": self.fingerprints,
+        }
+
+
+@dataclass(frozen=True)
+class Baseline:
+    suite: str
+    cases: dict[str, BaselineCase]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "suite": self.suite,
+            "cases": {cid: entry.to_json() for cid, entry in self.cases.items()},
+        }
+
+
+# --- building -----------------------------------------------------------------------------------
+
+
+def baseline_from_run(
+    cases: Sequence[ResolvedCase], measurements: Sequence[CaseMeasurement], suite_name: str
+) -> Baseline:
+    """The baseline this run would record. Cases measured on fewer than 2 samples are left out."""
+    by_id = {m.id: m for m in measurements}
+    entries: dict[str, BaselineCase] = {}
+    for case in cases:
+        m = by_id.get(case.id)
+        if m is None or m.samples_ok < 2:
+            continue
+        primary = primary_agreement(case, m)
+        entries[case.id] = BaselineCase(
+            hash=case.definition_hash,
+            samples=m.samples_ok,
+            metrics=_plain(m.metrics),
+            primary=primary.to_json() if primary else None,
+            modal_completion=m.completions[0]["text"] if m.completions else None,
+            modal_answer=_plain(m.answers[0]["answer"]) if case.answer is not None and m.answers else None,
+            completions=_plain(m.completions[:TOP]),
+            answers=_plain(m.answers[:TOP]),
+            fingerprints=_plain(m.fingerprints),
+        )
+    return Baseline(suite=suite_name, cases=entries)
+
+
+def merge_baselines(old: Baseline | None, new: Baseline, suite_ids: Collection[str]) -> Baseline:
+    """`new`, plus the old entries of cases still in the suite that this run did not measure.
+
+    For runs of a subset (`--case`, `--shard`): recording them must not forget the other cases.
+    """
+    if old is None:
+        return new
+    kept = {cid: e for cid, e in old.cases.items() if cid in suite_ids and cid not in new.cases}
+    return Baseline(suite=new.suite, cases={**kept, **new.cases})
+
+
+def _plain(value: Any) -> Any:
+    """JSON-ready copy with floats rounded, so that float noise does not show in the diff."""
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return None
+        rounded = round(float(value), REPORT_DECIMALS)
+        return 0.0 if rounded == 0 else rounded
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, str | bytes):  # numpy scalars
+        return _plain(value.item())
+    return value
+
+
+# --- writing ------------------------------------------------------------------------------------
+
+
+def dump_baseline(baseline: Baseline) -> str:
+    return json.dumps(baseline.to_json(), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_baseline(path: str | os.PathLike[str], baseline: Baseline) -> None:
+    """Replace the file at `path` atomically: temp file in the same directory, fsync, rename."""
+    target = Path(path)
+    data = dump_baseline(baseline).encode("utf-8")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BadInput(f"cannot write the baseline: {exc.strerror or exc}", path=str(path)) from None
+    temp = target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
+    try:
+        # os.open with 0o666 lets the umask decide the mode, as for any file the user writes.
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temp, target)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp)
+        _fsync_dir(target.parent)
+    except OSError as exc:
+        raise BadInput(f"cannot write the baseline: {exc.strerror or exc}", path=str(path)) from None
+
+
+def _fsync_dir(directory: Path) -> None:
+    """Make the rename itself durable (POSIX); harmless where directories cannot be opened."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+# --- reading ------------------------------------------------------------------------------------
+
+_COUNTED = {"type": "integer", "minimum": 0}
+_ENTRY_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["hash", "samples", "metrics", "primary", "completions", "answers", "fingerprints"],
+    "properties": {
+        "hash": {"type": "string"},
+        "samples": _COUNTED,
+        "metrics": {"type": "object"},
+        "primary": {
+            "type": ["object", "null"],
+            "required": ["metric", "k", "n"],
+            "properties": {
+                "metric": {"enum": ["parsed_agreement", "semantic_agreement", "mode_share"]},
+                "k": _COUNTED,
+                "n": _COUNTED,
+            },
+        },
+        "modal_completion": {"type": ["string", "null"]},
+        "completions": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["text", "count"],
+                "properties": {"text": {"type": "string"}, "count": _COUNTED},
+            },
+        },
+        "answers": {
+            "type": "array",
+            "items": {"type": "object", "required": ["answer", "count"], "properties": {"count": _COUNTED}},
+        },
+        "fingerprints": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["fingerprint", "count"],
+                "properties": {"fingerprint": {"type": ["string", "null"]}, "count": _COUNTED},
+            },
+        },
+    },
+}
+BASELINE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["schema_version", "suite", "cases"],
+    "properties": {
+        "schema_version": {"const": SCHEMA_VERSION},
+        "suite": {"type": "string"},
+        "cases": {"type": "object", "additionalProperties": _ENTRY_SCHEMA},
+    },
+}
+_VALIDATOR = Draft202012Validator(BASELINE_SCHEMA)
+
+
+def read_baseline(path: str | os.PathLike[str]) -> Baseline | None:
+    """The baseline at `path`; None when there is none yet. Never modifies the file."""
+    shown = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise BadInput(f"cannot read the baseline: {exc.strerror or exc}", path=shown) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadInput("the baseline is not UTF-8 text: re-record it with --update-baseline", path=shown) from None
+    if "\n<<<<<<< " in f"\n{text}" or "\n>>>>>>> " in text:
+        raise BadInput(
+            "the baseline has unresolved merge-conflict markers: resolve them or re-record it with --update-baseline",
+            path=shown,
+        )
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadInput(
+            f"the baseline is not valid JSON ({exc.msg}, column {exc.colno}); it may be truncated: "
+            "restore it from git or re-record it with --update-baseline",
+            path=shown,
+            line=exc.lineno,
+        ) from None
+    except RecursionError:
+        raise BadInput("the baseline is not valid JSON: nested too deeply", path=shown) from None
+    error = next(iter(sorted(_VALIDATOR.iter_errors(data), key=lambda e: list(e.absolute_path))), None)
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "the top level"
+        raise BadInput(f"not a baseline file this version can read: at {where}: {_short(error.message)}", path=shown)
+    for cid, entry in data["cases"].items():
+        primary = entry["primary"]
+        if primary is not None and primary["k"] > primary["n"]:
+            raise BadInput(f"not a baseline file this version can read: at cases/{cid}/primary: k > n", path=shown)
+    return Baseline(
+        suite=data["suite"],
+        cases={
+            cid: BaselineCase(
+                hash=e["hash"],
+                samples=e["samples"],
+                metrics=e["metrics"],
+                primary=e["primary"],
+                modal_completion=e.get("modal_completion"),
+                modal_answer=e.get("modal_answer"),
+                completions=e["completions"],
+                answers=e["answers"],
+                fingerprints=e["fingerprints"],
+            )
+            for cid, e in data["cases"].items()
+        },
+    )
+
+
+def _short(message: str) -> str:
+    return message if len(message) <= 200 else message[:199] + "…"

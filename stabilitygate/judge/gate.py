@@ -1,0 +1,51 @@
+"""From case verdicts to the run's verdict and the process exit code (DESIGN section 3)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Literal
+
+from stabilitygate.errors import EXIT_CANNOT_MEASURE, EXIT_FAIL, EXIT_PASS, BadInput
+from stabilitygate.results import CaseVerdict
+
+RunVerdict = Literal["pass", "fail", "error"]
+FailOn = Literal["regression", "fail", "never"]
+FAIL_ON_CHOICES: tuple[str, ...] = ("regression", "fail", "never")
+
+
+def run_verdict(verdicts: Sequence[CaseVerdict], *, fatal: bool) -> RunVerdict:
+    """error when the run could not measure; fail when a case failed or regressed; else pass."""
+    names = {v.verdict for v in verdicts}
+    if fatal or "error" in names:
+        return "error"
+    if names & {"fail", "regressed"}:
+        return "fail"
+    return "pass"
+
+
+def exit_code(verdicts: Sequence[CaseVerdict], fail_on: str, *, could_not_measure: bool) -> int:
+    """3 could not measure; 1 when a case fails the gate as `fail_on` selects; else 0."""
+    if fail_on not in FAIL_ON_CHOICES:
+        raise BadInput(f"--fail-on expects one of {', '.join(FAIL_ON_CHOICES)}, not {fail_on!r}")
+    names = {v.verdict for v in verdicts}
+    if could_not_measure or "error" in names:
+        return EXIT_CANNOT_MEASURE
+    if fail_on == "regression" and names & {"fail", "regressed"}:
+        return EXIT_FAIL
+    if fail_on == "fail" and "fail" in names:
+        return EXIT_FAIL
+    return EXIT_PASS
+
+
+def verdict_counts(verdicts: Sequence[CaseVerdict]) -> dict[str, int]:
+    """The summary's counts: cases, passed, failed, regressed, new, errors."""
+    counts = Counter(v.verdict for v in verdicts)
+    return {
+        "cases": len(verdicts),
+        "passed": counts["pass"],
+        "failed": counts["fail"],
+        "regressed": counts["regressed"],
+        "new": counts["new"],
+        "errors": counts["error"],
+    }

@@ -1,0 +1,107 @@
+"""Counting metrics: unique completions, mode share, parsed agreement, TAR, accuracy (DESIGN section 5).
+
+Everything works on distinct texts with their multiplicities, so a case's cost grows with the number of
+different completions, not with the number of samples.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from stabilitygate.measure.parsers import ParsedAnswer, normalize_expected, parse_answer
+from stabilitygate.results import REPORT_DECIMALS
+from stabilitygate.suite.model import AnswerSpec
+
+
+def round_report(value: float) -> float:
+    """A report float: REPORT_DECIMALS places, never -0.0."""
+    return round(float(value), REPORT_DECIMALS) + 0.0
+
+
+def rounded(value: float | None) -> float | None:
+    return None if value is None else round_report(value)
+
+
+def value_key(value: Any) -> str:
+    """A total order over JSON-able values of mixed types, for stable sorting."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def count_texts(texts: Iterable[str]) -> dict[str, int]:
+    """Distinct texts with their counts, in order of first appearance."""
+    counts: dict[str, int] = {}
+    for text in texts:
+        counts[text] = counts.get(text, 0) + 1
+    return counts
+
+
+def ranked(counts: Mapping[Any, int]) -> list[tuple[Any, int]]:
+    """(value, count) by count descending, then by value: the report order, and the mode first."""
+    return sorted(counts.items(), key=lambda item: (-item[1], value_key(item[0])))
+
+
+def raw_metrics(counts: Mapping[str, int]) -> dict[str, Any]:
+    total = sum(counts.values())
+    if total == 0:
+        return {"unique_completions": 0, "mode_share": None, "tar_raw": None}
+    return {
+        "unique_completions": len(counts),
+        "mode_share": rounded(max(counts.values()) / total),
+        "tar_raw": len(counts) == 1,
+    }
+
+
+def parse_texts(spec: AnswerSpec, counts: Mapping[str, int]) -> dict[str, ParsedAnswer]:
+    """Each distinct text parsed once."""
+    return {text: parse_answer(spec, text) for text in counts}
+
+
+def answer_counts(parsed: Mapping[str, ParsedAnswer], counts: Mapping[str, int]) -> dict[Any, int]:
+    """Parsed answers with their counts (parse failures left out), in order of first appearance."""
+    answers: dict[Any, int] = {}
+    for text, n in counts.items():
+        answer = parsed[text]
+        if answer.ok:
+            answers[answer.value] = answers.get(answer.value, 0) + n
+    return answers
+
+
+def parsed_metrics(spec: AnswerSpec, parsed: Mapping[str, ParsedAnswer], counts: Mapping[str, int]) -> dict[str, Any]:
+    total = sum(counts.values())
+    failures = sum(n for text, n in counts.items() if not parsed[text].ok)
+    answers = answer_counts(parsed, counts)
+    schema_ok = sum(n for text, n in counts.items() if parsed[text].schema_valid)
+    if total == 0:
+        return {
+            "parsed_agreement": None,
+            "tar_parsed": None,
+            "parse_failures": 0,
+            "schema_valid_share": None,
+        }
+    return {
+        "parsed_agreement": rounded(max(answers.values(), default=0) / total),
+        "tar_parsed": failures == 0 and len(answers) == 1,
+        "parse_failures": failures,
+        "schema_valid_share": rounded(schema_ok / total) if spec.schema_ is not None else None,
+    }
+
+
+def accuracy_metrics(
+    spec: AnswerSpec | None,
+    expected: Any,
+    parsed: Mapping[str, ParsedAnswer] | None,
+    counts: Mapping[str, int],
+) -> dict[str, Any]:
+    """Share of samples equal to `expected`. Without a parser the stripped text is compared."""
+    total = sum(counts.values())
+    if expected is None or total == 0:
+        return {"accuracy": None, "any_correct": None, "all_correct": None}
+    if spec is None or parsed is None:
+        target = expected if isinstance(expected, str) else json.dumps(expected, ensure_ascii=False)
+        correct = sum(n for text, n in counts.items() if text.strip() == target.strip())
+    else:
+        target = normalize_expected(spec, expected)
+        correct = sum(n for text, n in counts.items() if parsed[text].ok and parsed[text].value == target)
+    return {"accuracy": rounded(correct / total), "any_correct": correct > 0, "all_correct": correct == total}

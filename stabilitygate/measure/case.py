@@ -1,0 +1,196 @@
+"""measure_case: one case's samples in, every number of DESIGN section 5 out."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from stabilitygate.measure.agreement import (
+    accuracy_metrics,
+    answer_counts,
+    count_texts,
+    parse_texts,
+    parsed_metrics,
+    ranked,
+    raw_metrics,
+    round_report,
+    rounded,
+)
+from stabilitygate.measure.diagnostics import near_tie, near_tie_json, suggestion
+from stabilitygate.measure.embedder import TextEmbedder
+from stabilitygate.measure.parsers import ParsedAnswer
+from stabilitygate.measure.semantic import cluster_sizes, pairwise_stats, semantic_entropy
+from stabilitygate.measure.tokens import divergence_token
+from stabilitygate.results import CaseMeasurement
+from stabilitygate.samples import Sample
+from stabilitygate.suite.model import ResolvedCase
+
+METRIC_KEYS = (
+    "unique_completions",
+    "mode_share",
+    "tar_raw",
+    "parsed_agreement",
+    "tar_parsed",
+    "parse_failures",
+    "cosine_min",
+    "cosine_mean",
+    "cosine_std",
+    "semantic_clusters",
+    "semantic_agreement",
+    "semantic_entropy",
+    "divergence_token",
+    "accuracy",
+    "any_correct",
+    "all_correct",
+    "schema_valid_share",
+    "prompt_tokens",
+    "completion_tokens",
+    "length_cut",
+)
+
+
+def _order(sample: Sample) -> tuple[int, bool, str, str]:
+    """Sample order, total even for duplicate indices, so arrival order never matters."""
+    return (sample.index, sample.text is None, sample.text or "", sample.error or "")
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _semantic(
+    case: ResolvedCase, counts: Mapping[str, int], embedder: TextEmbedder
+) -> tuple[dict[str, Any], list[str]]:
+    distinct = list(counts)
+    weights = [counts[t] for t in distinct]
+    total = sum(weights)
+    vectors = embedder.embed(distinct)
+    stats = pairwise_stats(vectors, weights)
+    sizes = cluster_sizes(vectors, weights, case.thresholds.cluster_cosine)
+    metrics = {
+        "cosine_min": None if stats is None else round_report(stats.minimum),
+        "cosine_mean": None if stats is None else round_report(stats.mean),
+        "cosine_std": None if stats is None else round_report(stats.std),
+        "semantic_clusters": len(sizes),
+        "semantic_agreement": rounded(max(sizes) / total),
+        "semantic_entropy": round_report(semantic_entropy(sizes)),
+    }
+    limit = embedder.max_word_pieces
+    too_long = sum(counts[t] for t in distinct if embedder.word_pieces(t) > limit)
+    notes = []
+    if too_long:
+        are = "is" if too_long == 1 else "are"
+        notes.append(
+            f"{_plural(too_long, 'completion', 'completions')} {are} longer than the embedding model's {limit} "
+            f"word pieces: their semantic numbers cover only the first {limit}"
+        )
+    return metrics, notes
+
+
+def _usage(samples: Sequence[Sample]) -> dict[str, int]:
+    totals: dict[str, int] = {}
+    for sample in samples:
+        for key, value in (sample.usage or {}).items():
+            if isinstance(value, int) and not isinstance(value, bool):
+                totals[key] = totals.get(key, 0) + value
+    return dict(sorted(totals.items()))
+
+
+def _first_parse_error(parsed: Mapping[str, ParsedAnswer] | None) -> str | None:
+    """The error of the first sample (by index) that did not parse: texts are in first-appearance order."""
+    return next((answer.error for answer in (parsed or {}).values() if not answer.ok), None)
+
+
+def _diagnostics(
+    case: ResolvedCase,
+    ok: Sequence[Sample],
+    counts: Mapping[str, int],
+    parsed: Mapping[str, ParsedAnswer] | None,
+    answers: list[tuple[Any, int]],
+    divergence: int | None,
+) -> dict[str, Any]:
+    if not ok:
+        return {}
+    modal = ranked(counts)[0][0]
+    carrier = next((s for s in ok if s.text == modal and s.logprobs), None)
+    tie = near_tie(carrier.logprobs or (), modal, divergence) if carrier is not None else None
+    diagnostics: dict[str, Any] = near_tie_json(tie) if tie is not None else {}
+    failures = sum(n for text, n in counts.items() if parsed is not None and not parsed[text].ok)
+    advice = suggestion(
+        samples_ok=len(ok),
+        unique_completions=len(counts),
+        parser=case.answer.kind if case.answer is not None else None,
+        answers=answers,
+        parse_failures=failures,
+        first_parse_error=_first_parse_error(parsed),
+        tie=tie,
+    )
+    if advice is not None:
+        diagnostics["suggestion"] = advice
+    return diagnostics
+
+
+def measure_case(
+    case: ResolvedCase,
+    samples: Sequence[Sample],
+    *,
+    embedder: TextEmbedder | None,
+    samples_requested: int | None = None,
+) -> CaseMeasurement:
+    """Every number of DESIGN section 5 for one case; samples may come in any order and include failures."""
+    ordered = sorted(samples, key=_order)
+    ok = [s for s in ordered if s.text is not None]
+    failed = [s for s in ordered if s.text is None]
+    requested = samples_requested if samples_requested is not None else max(case.samples, len(ordered))
+    counts = count_texts(s.text for s in ok if s.text is not None)
+    total = len(ok)
+    notes: list[str] = []
+    if len(ordered) < requested:
+        notes.append(f"only {len(ordered)} of {requested} requested samples were drawn")
+
+    metrics: dict[str, Any] = dict.fromkeys(METRIC_KEYS)
+    metrics.update(raw_metrics(counts))
+    parsed = parse_texts(case.answer, counts) if case.answer is not None else None
+    answers: list[tuple[Any, int]] = []
+    if case.answer is not None and parsed is not None:
+        metrics.update(parsed_metrics(case.answer, parsed, counts))
+        answers = ranked(answer_counts(parsed, counts))
+        if metrics["parse_failures"]:
+            notes.append(
+                f"{metrics['parse_failures']} of {total} answers did not parse (first: {_first_parse_error(parsed)})"
+            )
+    metrics.update(accuracy_metrics(case.answer, case.expected, parsed, counts))
+    if embedder is not None and total:
+        semantic, semantic_notes = _semantic(case, counts, embedder)
+        metrics.update(semantic)
+        notes.extend(semantic_notes)
+    divergence = divergence_token(counts)
+    metrics["divergence_token"] = divergence
+    if divergence is None and len(counts) > 1:
+        notes.append("the completions differ only in whitespace")
+
+    usage = _usage(ordered)
+    metrics["prompt_tokens"] = usage.get("prompt_tokens")
+    metrics["completion_tokens"] = usage.get("completion_tokens")
+    cut = sum(1 for s in ok if s.finish_reason == "length")
+    metrics["length_cut"] = cut
+    if cut:
+        notes.append(f"{cut} of {total} completions were cut at max_tokens (finish_reason length)")
+
+    fingerprints = count_texts(s.fingerprint for s in ordered if s.fingerprint)
+    errors = count_texts(s.error or "unknown error" for s in failed)
+    return CaseMeasurement(
+        id=case.id,
+        samples_requested=requested,
+        samples_ok=total,
+        sample_errors=len(failed),
+        metrics=metrics,
+        completions=[{"text": t, "count": n} for t, n in ranked(counts)],
+        answers=[{"answer": a, "count": n} for a, n in answers],
+        fingerprints=[{"fingerprint": f, "count": n} for f, n in ranked(fingerprints)],
+        errors=[{"error": e, "count": n} for e, n in ranked(errors)],
+        finish_reasons=dict(sorted(count_texts(s.finish_reason for s in ok if s.finish_reason).items())),
+        usage=usage,
+        notes=notes,
+        diagnostics=_diagnostics(case, ok, counts, parsed, answers, divergence),
+    )

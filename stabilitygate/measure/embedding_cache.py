@@ -1,0 +1,111 @@
+"""An on-disk cache of text embeddings, shared by runs (and by CI jobs through actions/cache).
+
+Layout: ROOT/<model key>/<sha256 of the text, 2 chars>/<sha256 of the text>.f32, one small file per
+vector. The model key is the model's name plus a hash of its files, so a changed model never reads
+another's vectors. Each file is written to a temporary name and renamed into place (atomic on POSIX), so
+concurrent runs may write the same entry and a reader never sees half a file. A file that does not
+look right is treated as a miss, and an unwritable cache only costs speed: it never fails a run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import struct
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+ENV_VAR = "STABILITYGATE_CACHE_DIR"
+_DISABLED = {"", "off", "none", "false", "0", "no"}
+_MAGIC = b"SGE1"
+_HEADER = struct.Struct("<4sI")  # magic, dimension
+
+
+def default_cache_dir() -> Path | None:
+    """$STABILITYGATE_CACHE_DIR (where "" or "off" disables the cache), else ~/.cache/stabilitygate/embeddings."""
+    setting = os.environ.get(ENV_VAR)
+    if setting is not None:
+        return None if setting.strip().lower() in _DISABLED else Path(setting).expanduser()
+    return Path.home() / ".cache" / "stabilitygate" / "embeddings"
+
+
+def resolve_cache_dir(cache_dir: str | os.PathLike[str] | None) -> Path | None:
+    """None -> the default location; "" or "off" -> no cache; anything else -> that directory."""
+    if cache_dir is None:
+        return default_cache_dir()
+    text = os.fspath(cache_dir)
+    return None if text.strip().lower() in _DISABLED else Path(text).expanduser()
+
+
+def text_key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def model_key(model_name: str, files_hash: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", model_name.rstrip("/").rsplit("/", 1)[-1])[:60] or "model"
+    return f"{slug}-{files_hash[:16]}"
+
+
+class EmbeddingCache:
+    """Vectors of one model, keyed by the sha256 of the text."""
+
+    def __init__(self, root: str | os.PathLike[str], model: str) -> None:
+        self.root = Path(root)
+        self.directory = self.root / model
+        self._writable = True
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.f32"
+
+    def get(self, text: str) -> np.ndarray | None:
+        try:
+            blob = self._path(text_key(text)).read_bytes()
+        except OSError:
+            return None
+        if len(blob) < _HEADER.size:
+            return None
+        magic, dim = _HEADER.unpack_from(blob)
+        if magic != _MAGIC or dim == 0 or len(blob) != _HEADER.size + 4 * dim:
+            return None
+        vector = np.frombuffer(blob, dtype="<f4", offset=_HEADER.size).astype(np.float32)
+        return vector if np.isfinite(vector).all() else None
+
+    def get_many(self, texts: Iterable[str]) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
+        for text in texts:
+            vector = self.get(text)
+            if vector is not None:
+                found[text] = vector
+        return found
+
+    def put(self, text: str, vector: np.ndarray) -> None:
+        if not self._writable:
+            return
+        data = np.ascontiguousarray(vector, dtype="<f4")
+        blob = _HEADER.pack(_MAGIC, data.shape[0]) + data.tobytes()
+        target = self._path(text_key(text))
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=target.parent)
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(blob)
+                os.replace(tmp, target)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+        except OSError as exc:
+            # A read-only or full disk makes the run slower, never wrong: stop writing, keep measuring.
+            self._writable = False
+            log.warning("embedding cache %s is not writable, continuing without it: %s", self.root, exc)
+
+    def put_many(self, vectors: Mapping[str, np.ndarray]) -> None:
+        for text, vector in vectors.items():
+            self.put(text, vector)

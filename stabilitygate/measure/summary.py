@@ -1,0 +1,32 @@
+"""Suite-level numbers: TARr@N, TARa@N and the best/worst possible accuracy (DESIGN section 5)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from stabilitygate.measure.agreement import rounded
+from stabilitygate.results import CaseMeasurement
+from stabilitygate.suite.model import ResolvedCase
+
+
+def _share(flags: Sequence[Any]) -> float | None:
+    """Share of True among the measured values (None entries: the case could not say)."""
+    known = [bool(f) for f in flags if f is not None]
+    return rounded(sum(known) / len(known)) if known else None
+
+
+def suite_summary(measurements: Sequence[CaseMeasurement], cases: Sequence[ResolvedCase]) -> dict[str, Any]:
+    """Shares over cases; a case with no successful sample is left out of each share's denominator."""
+    by_id = {case.id: case for case in cases}
+    with_parser = [m for m in measurements if (c := by_id.get(m.id)) is not None and c.answer is not None]
+    with_expected = [m for m in measurements if (c := by_id.get(m.id)) is not None and c.expected is not None]
+    best = _share([m.metrics.get("any_correct") for m in with_expected])
+    worst = _share([m.metrics.get("all_correct") for m in with_expected])
+    return {
+        "tar_raw": _share([m.metrics.get("tar_raw") for m in measurements]),
+        "tar_parsed": _share([m.metrics.get("tar_parsed") for m in with_parser]),
+        "best_possible_accuracy": best,
+        "worst_possible_accuracy": worst,
+        "accuracy_spread": None if best is None or worst is None else rounded(best - worst),
+    }

@@ -1,0 +1,221 @@
+"""The `command` provider: any program that reads a prompt and prints a completion.
+
+The program gets the last user message as text on stdin (`input: stdin`, the default) or the
+whole request as one JSON document (`input: json`); its stdout is the completion. No shell is
+involved unless the suite asks for one, so `;` or `$(...)` in an argv list stay literal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import shlex
+import signal
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from stabilitygate.errors import BadInput
+from stabilitygate.providers.httpbase import redact
+from stabilitygate.providers.interface import (
+    Completion,
+    FatalProviderError,
+    Provider,
+    ProviderError,
+    Request,
+)
+from stabilitygate.suite.model import ProviderConfig
+
+MAX_STDOUT_BYTES = 8 * 1024 * 1024
+STDERR_TAIL_BYTES = 64 * 1024
+EX_TEMPFAIL = 75  # sysexits.h: "try again later", the one exit status worth retrying
+REAP_WAIT_S = 5.0
+_CHUNK = 64 * 1024
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class CommandProvider(Provider):
+    """Runs the suite's command once per sample, as an asyncio subprocess in its own process group."""
+
+    has_fingerprint = False
+
+    def __init__(
+        self, config: ProviderConfig, *, environ: Mapping[str, str] | None = None, timeout_s: float = 60
+    ) -> None:
+        self._argv, self._shell = _command_of(config)
+        self._input = config.input or "stdin"
+        self._environ = dict(os.environ if environ is None else environ)
+        self._timeout_s = timeout_s
+        key_name = config.api_key_env
+        # The child may see keys in its environment and echo them on stderr: never repeat them.
+        self._secrets = [self._environ[key_name]] if key_name and self._environ.get(key_name) else []
+
+    async def complete(self, request: Request) -> Completion:
+        stdin = self._stdin_of(request)
+        env = {
+            **self._environ,
+            "STABILITYGATE_CASE_ID": request.case_id,
+            "STABILITYGATE_SAMPLE_INDEX": str(request.index),
+            "STABILITYGATE_IDEMPOTENCY_KEY": request.idempotency_key,
+        }
+        if request.model:
+            env["STABILITYGATE_MODEL"] = request.model
+        proc = await self._spawn(env)
+        try:
+            stdout, stderr_tail = await asyncio.wait_for(self._communicate(proc, stdin), self._timeout_s)
+        except TimeoutError:
+            raise ProviderError(
+                f"command timed out after {self._timeout_s:g} s and was killed",
+                retryable=True,
+                kind="timeout",
+            ) from None
+        except _TooLarge:
+            raise ProviderError(
+                f"command wrote more than {MAX_STDOUT_BYTES} bytes on stdout",
+                retryable=False,
+                kind="too_large",
+            ) from None
+        finally:
+            await _reap(proc)
+        status = proc.returncode
+        if status != 0:
+            raise self._exit_error(status, stderr_tail)
+        text = stdout.decode("utf-8", errors="replace")
+        return Completion(text=_strip_newline(text), model=request.model)
+
+    def _stdin_of(self, request: Request) -> bytes:
+        if self._input == "json":
+            document = {
+                "messages": [dict(m) for m in request.messages],
+                "model": request.model,
+                "params": dict(request.params),
+                "case_id": request.case_id,
+                "sample_index": request.index,
+                "idempotency_key": request.idempotency_key,
+            }
+            return (json.dumps(document, ensure_ascii=False, default=str) + "\n").encode()
+        return _last_user_message(request.messages).encode()
+
+    async def _spawn(self, env: dict[str, str]) -> asyncio.subprocess.Process:
+        pipes: dict[str, Any] = {
+            "stdin": asyncio.subprocess.PIPE,
+            "stdout": asyncio.subprocess.PIPE,
+            "stderr": asyncio.subprocess.PIPE,
+            "env": env,
+            "start_new_session": True,  # its own process group, so a timeout kills its children too
+        }
+        try:
+            if self._shell:
+                line = self._argv[0] if len(self._argv) == 1 else shlex.join(self._argv)
+                return await asyncio.create_subprocess_shell(line, **pipes)
+            return await asyncio.create_subprocess_exec(*self._argv, **pipes)
+        except FileNotFoundError:
+            raise FatalProviderError(f"command not found: {self._argv[0]}", kind="not_found") from None
+        except PermissionError:
+            raise FatalProviderError(f"command is not executable: {self._argv[0]}", kind="not_found") from None
+        except OSError as exc:
+            raise FatalProviderError(f"cannot start the command: {exc.strerror}", kind="spawn") from None
+
+    async def _communicate(self, proc: asyncio.subprocess.Process, stdin: bytes) -> tuple[bytes, bytes]:
+        assert proc.stdin and proc.stdout and proc.stderr
+        results = await asyncio.gather(_feed(proc.stdin, stdin), _read_bounded(proc.stdout), _read_tail(proc.stderr))
+        await proc.wait()
+        return results[1], results[2]
+
+    def _exit_error(self, status: int | None, stderr_tail: bytes) -> ProviderError:
+        last = _last_line(stderr_tail.decode("utf-8", errors="replace"))
+        last = redact(last, self._secrets)[:500]
+        if status is not None and status < 0:
+            what = f"command was killed by signal {-status}"
+        else:
+            what = f"command exited with status {status}"
+        return ProviderError(
+            f"{what}: {last}" if last else what,
+            retryable=status == EX_TEMPFAIL,
+            kind=f"exit_{status}",
+        )
+
+
+def _command_of(config: ProviderConfig) -> tuple[list[str], bool]:
+    command, shell = config.command, bool(config.shell)
+    if isinstance(command, str):
+        if shell:
+            argv = [command]
+        else:
+            try:
+                argv = shlex.split(command)
+            except ValueError as exc:
+                raise BadInput(f"provider.command: cannot split {command!r}: {exc}") from None
+    else:
+        argv = list(command or [])
+    if not argv or not argv[0]:
+        raise BadInput("provider.command: expected a program to run")
+    return argv, shell
+
+
+def _last_user_message(messages: Sequence[Mapping[str, str]]) -> str:
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            return message.get("content", "")
+    return messages[-1].get("content", "") if messages else ""
+
+
+async def _feed(stream: asyncio.StreamWriter, data: bytes) -> None:
+    # A command that never reads its stdin (or exits early) closes the pipe: that is not an error.
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        stream.write(data)
+        await stream.drain()
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        stream.close()
+        await stream.wait_closed()
+
+
+async def _read_bounded(stream: asyncio.StreamReader) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while chunk := await stream.read(_CHUNK):
+        size += len(chunk)
+        if size > MAX_STDOUT_BYTES:
+            raise _TooLarge
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def _read_tail(stream: asyncio.StreamReader) -> bytes:
+    tail = b""
+    while chunk := await stream.read(_CHUNK):
+        tail = (tail + chunk)[-STDERR_TAIL_BYTES:]
+    return tail
+
+
+async def _reap(proc: asyncio.subprocess.Process) -> None:
+    """Kill what is left of the process group (children it left behind, or all of it on timeout)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    if proc.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+    # wait() also waits for the pipes to close; a grandchild that left the group may hold them.
+    try:
+        await asyncio.wait_for(proc.wait(), REAP_WAIT_S)
+    except TimeoutError:
+        # Stop listening to the pipes it holds. asyncio.subprocess exposes no public close, and the
+        # transport attribute has been there since the module was written.
+        transport = getattr(proc, "_transport", None)
+        if transport is not None:
+            transport.close()
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def _strip_newline(text: str) -> str:
+    if text.endswith("\r\n"):
+        return text[:-2]
+    return text[:-1] if text.endswith("\n") else text

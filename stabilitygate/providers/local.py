@@ -1,0 +1,138 @@
+"""The `local` provider: SmolLM2-135M-Instruct (or another model on disk) run in-process on the CPU.
+
+No API key, no network at run time. Requests go to the process's shared batching engine
+(`local_engine`), so samples of different cases are decoded together in batches whose sizes vary
+with arrival, the way a serving engine batches them. Importing this module does not import torch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from stabilitygate.providers.interface import Completion, FatalProviderError, Provider, Request
+from stabilitygate.providers.local_engine import (
+    Engine,
+    GenerationSpec,
+    ModelSource,
+    acquire_engine,
+    release_engine,
+    resolve_model_source,
+)
+from stabilitygate.suite.model import ProviderConfig
+
+DEFAULT_MAX_TOKENS = 64
+DEFAULT_MAX_BATCH = 8
+KNOWN_PARAMS = ("temperature", "top_p", "max_tokens", "seed", "max_batch")
+
+
+@dataclass(frozen=True)
+class LocalParams:
+    temperature: float = 0.0
+    top_p: float = 1.0
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    seed: int | None = None
+    max_batch: int = DEFAULT_MAX_BATCH
+
+
+def parse_params(params: Mapping[str, Any]) -> LocalParams:
+    """The decoding settings in `params`; FatalProviderError naming the param when one is unusable."""
+    unknown = sorted(set(params) - set(KNOWN_PARAMS))
+    if unknown:
+        raise _bad_params(f"does not understand params {', '.join(unknown)} (it takes {', '.join(KNOWN_PARAMS)})")
+    temperature = _number(params, "temperature", 0.0)
+    top_p = _number(params, "top_p", 1.0)
+    if temperature < 0:
+        raise _bad_params(f"temperature must be >= 0, got {temperature:g}")
+    if not 0 < top_p <= 1:
+        raise _bad_params(f"top_p must be in (0, 1], got {top_p:g}")
+    seed = params.get("seed")
+    if seed is not None and not _is_int(seed):
+        raise _bad_params(f"seed must be an integer, got {seed!r}")
+    return LocalParams(
+        temperature=temperature,
+        top_p=top_p,
+        max_tokens=_positive_int(params, "max_tokens", DEFAULT_MAX_TOKENS),
+        seed=seed,
+        max_batch=_positive_int(params, "max_batch", DEFAULT_MAX_BATCH),
+    )
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _number(params: Mapping[str, Any], name: str, default: float) -> float:
+    value = params.get(name)
+    if value is None:
+        return default
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise _bad_params(f"{name} must be a number, got {value!r}")
+    return float(value)
+
+
+def _positive_int(params: Mapping[str, Any], name: str, default: int) -> int:
+    value = params.get(name)
+    if value is None:
+        return default
+    if not _is_int(value) or value < 1:
+        raise _bad_params(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def _bad_params(message: str) -> FatalProviderError:
+    return FatalProviderError(f"local provider: {message}", kind="bad_params")
+
+
+class LocalProvider(Provider):
+    """Completions from a model on this machine; one shared engine per model for the whole process."""
+
+    has_fingerprint = True
+
+    def __init__(
+        self, config: ProviderConfig, *, environ: Mapping[str, str] | None = None, timeout_s: float = 60
+    ) -> None:
+        del environ  # no key and no network: nothing to read from the environment
+        self._config = config
+        self._timeout_s = timeout_s
+        self._sources: dict[str | None, ModelSource] = {}
+        self._engines: dict[ModelSource, Engine] = {}
+
+    async def complete(self, request: Request) -> Completion:
+        params = parse_params({**(self._config.params or {}), **request.params})
+        engine = self._engine_for(request.model if request.model is not None else self._config.model)
+        spec = GenerationSpec(
+            messages=tuple(request.messages),
+            max_tokens=params.max_tokens,
+            temperature=params.temperature,
+            top_p=params.top_p,
+            seed=params.seed,
+            sample_index=request.index,
+            max_batch=params.max_batch,
+            timeout_s=self._timeout_s,
+        )
+        result = await engine.generate(spec)
+        return Completion(
+            text=result.text,
+            model=result.model_name,
+            fingerprint=result.fingerprint,
+            usage={"prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens},
+            finish_reason=result.finish_reason,
+            extra={"batch_size": result.batch_size, "build": result.build},
+        )
+
+    def _engine_for(self, model: str | None) -> Engine:
+        source = self._sources.get(model)
+        if source is None:
+            source = self._sources[model] = resolve_model_source(model)
+        engine = self._engines.get(source)
+        if engine is None:
+            engine = self._engines[source] = acquire_engine(source)
+        return engine
+
+    async def aclose(self) -> None:
+        engines = list(self._engines.values())
+        self._engines.clear()
+        for engine in engines:
+            await release_engine(engine)

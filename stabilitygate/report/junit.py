@@ -1,0 +1,75 @@
+"""JUnit XML from the report dict: one testcase per case, so that any CI can show the gate's cases.
+
+fail and regressed are failures, error is an error; new is not a failure (there is nothing to
+compare with yet) and says so in <system-out>.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping
+from typing import Any
+
+# Characters XML 1.0 cannot hold at all, even escaped: most C0 controls, lone surrogates, U+FFFE/F.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+MESSAGE_LIMIT = 1_000  # the failure's one-line message; the full reasons go in its text
+
+
+def xml_text(value: Any) -> str:
+    return _NOT_XML.sub("", str(value))
+
+
+def render_junit(report: Mapping[str, Any]) -> str:
+    suite_name = xml_text((report.get("suite") or {}).get("name", "stabilitygate")) or "stabilitygate"
+    cases = list(report.get("cases") or [])
+    failures = sum(1 for c in cases if c.get("verdict") in ("fail", "regressed"))
+    errors = sum(1 for c in cases if c.get("verdict") == "error")
+
+    root = ET.Element("testsuites", {"name": suite_name})
+    suite = ET.SubElement(
+        root,
+        "testsuite",
+        {
+            "name": suite_name,
+            "tests": str(len(cases)),
+            "failures": str(failures),
+            "errors": str(errors),
+            "skipped": "0",
+            "time": "0",
+        },
+    )
+    tool = report.get("tool") or {}
+    properties = ET.SubElement(suite, "properties")
+    for name, value in (
+        ("verdict", report.get("verdict")),
+        ("exit_code", report.get("exit_code")),
+        ("tool", f"{tool.get('name', '')} {tool.get('version', '')}".strip()),
+    ):
+        ET.SubElement(properties, "property", {"name": name, "value": xml_text(value)})
+
+    for case in cases:
+        _testcase(suite, suite_name, case)
+
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _testcase(suite: ET.Element, suite_name: str, case: Mapping[str, Any]) -> None:
+    verdict = str(case.get("verdict", "error"))
+    reasons = [xml_text(r) for r in case.get("reasons") or []]
+    element = ET.SubElement(
+        suite, "testcase", {"name": xml_text(case.get("id", "")), "classname": suite_name, "time": "0"}
+    )
+    body = "\n".join(reasons)
+    first = " ".join(reasons[0].split())[:MESSAGE_LIMIT] if reasons else verdict
+    if verdict in ("fail", "regressed"):
+        failure = ET.SubElement(element, "failure", {"message": first, "type": verdict})
+        failure.text = body
+    elif verdict == "error":
+        error = ET.SubElement(element, "error", {"message": first, "type": "could-not-measure"})
+        error.text = body
+    out = [f"verdict: {verdict}", *reasons]
+    if verdict == "new":
+        out.insert(1, "new: not compared with a baseline yet, so not a failure")
+    ET.SubElement(element, "system-out").text = "\n".join(out)

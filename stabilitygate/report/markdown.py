@@ -1,0 +1,314 @@
+"""The Markdown PR comment and job summary, rendered from the report dict (DESIGN section 7).
+
+Model text is untrusted and goes through the safe_text filters; the template itself runs with
+autoescape off because HTML escaping is not Markdown escaping. GitHub rejects comments of 65,536
+characters or more, so the comment shrinks step by step until it fits: shorter completions, then
+fewer details blocks, then fewer table rows, each time saying what was left out.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from stabilitygate.report import safe_text
+
+#: GitHub's limit is 65,536 characters; the margin leaves room for a line another tool may add.
+MAX_CHARS = 65_000
+COMPLETION_LIMITS = (2_000, 600, 200, 80)  # characters of each completion shown, longest first
+TOP_COMPLETIONS = 5
+TOP_ANSWERS = 5
+EMOJI = {"pass": "✅", "fail": "❌", "regressed": "📉", "new": "🆕", "error": "⚠️"}
+SEVERITY = {"error": 0, "fail": 1, "regressed": 2, "new": 3, "pass": 4}
+UPDATE_HINT = "update the baseline with `--update-baseline` (Action input `update-baseline: true`) and commit it"
+
+
+def comment_marker(suite_name: str) -> str:
+    """The hidden first line that finds this suite's comment again on later pushes."""
+    return f"<!-- stabilitygate:{safe_text.marker_name(suite_name)} -->"
+
+
+@dataclass(frozen=True)
+class _Layout:
+    completion_limit: int
+    rows: frozenset[int]  # indexes of the cases with a table row
+    details: tuple[int, ...]  # indexes of the cases with a details block, most severe first
+
+
+def render_markdown(report: Mapping[str, Any], *, max_chars: int = MAX_CHARS) -> str:
+    cases = list(report.get("cases") or [])
+    items = _items_by_priority(cases)
+    everything = _layout(items, len(items), COMPLETION_LIMITS[0])
+    for limit in COMPLETION_LIMITS:
+        text = _render(report, replace(everything, completion_limit=limit))
+        if _size(text) <= max_chars:
+            return text
+    # Keep the longest prefix of the priority list that fits (bisection: size grows with the prefix).
+    lo, hi, best = 0, len(items) - 1, None
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        text = _render(report, _layout(items, mid, COMPLETION_LIMITS[-1]))
+        if _size(text) <= max_chars:
+            best, lo = text, mid + 1
+        else:
+            hi = mid - 1
+    if best is not None:
+        return best
+    # Only a pathological report (say, a 60,000-character suite name) gets here.
+    note = "\n\n_…the rest of this comment was cut to stay under GitHub's size limit._\n"
+    text = _render(report, _layout(items, 0, COMPLETION_LIMITS[-1]))
+    return text[: max_chars - 2 * len(note)] + note
+
+
+def _items_by_priority(cases: list[Mapping[str, Any]]) -> list[tuple[str, int]]:
+    """What the comment shows, most important first; when space runs out the tail goes.
+
+    Details go before rows, except that a failing case's details outrank passing and new rows:
+    the regression's completions matter more than the 500th "pass" line.
+    """
+    order = sorted(range(len(cases)), key=lambda i: (SEVERITY.get(str(cases[i].get("verdict")), 0), i))
+    bad = [i for i in order if SEVERITY.get(str(cases[i].get("verdict")), 0) < SEVERITY["new"]]
+    bad_set = set(bad)
+    rest = [i for i in order if i not in bad_set]
+    new = [i for i in rest if cases[i].get("verdict") == "new"]
+    return [
+        *(("row", i) for i in bad),
+        *(("details", i) for i in bad),
+        *(("row", i) for i in rest),
+        *(("details", i) for i in new),
+    ]
+
+
+def _layout(items: list[tuple[str, int]], keep: int, completion_limit: int) -> _Layout:
+    kept = items[:keep]
+    return _Layout(
+        completion_limit=completion_limit,
+        rows=frozenset(i for kind, i in kept if kind == "row"),
+        details=tuple(i for kind, i in kept if kind == "details"),
+    )
+
+
+def _size(text: str) -> int:
+    """Length in UTF-16 code units, which is at least what any counter of characters reports."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def _render(report: Mapping[str, Any], layout: _Layout) -> str:
+    cases = list(report.get("cases") or [])
+    not_passed = sum(1 for c in cases if c.get("verdict") != "pass")
+    context = {
+        "marker": comment_marker(str((report.get("suite") or {}).get("name", ""))),
+        "suite_name": str((report.get("suite") or {}).get("name", "")),
+        "verdict": report.get("verdict", "error"),
+        "emoji": {"pass": "✅", "fail": "❌"}.get(str(report.get("verdict")), "⚠️"),
+        "summary": _summary_line(report),
+        "rows": [_row(c) for i, c in enumerate(cases) if i in layout.rows],
+        "rows_left_out": _left_out([c for i, c in enumerate(cases) if i not in layout.rows]),
+        "details": [_details(cases[i], layout.completion_limit) for i in layout.details],
+        "details_left_out": not_passed - len(layout.details),
+        "footer": _footer(report),
+    }
+    return _environment().get_template("comment.md.j2").render(**context)
+
+
+@lru_cache(maxsize=1)
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+        autoescape=False,  # Markdown, not HTML: escaping is explicit, through the filters below
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(
+        inline=safe_text.inline,
+        cell=safe_text.cell,
+        html=safe_text.html_text,
+        fence=safe_text.fence,
+    )
+    return env
+
+
+# --- view model: numbers formatted here, text escaped by the template's filters ---------------
+
+
+def _summary_line(report: Mapping[str, Any]) -> str:
+    s = report.get("summary") or {}
+    n = _common_n(report)
+    cases = s.get("cases", 0)
+    parts = [
+        f"**{cases} case{'' if cases == 1 else 's'}**: {s.get('passed', 0)} passed, {s.get('failed', 0)} failed, "
+        f"{s.get('regressed', 0)} regressed, {s.get('new', 0)} new, {s.get('errors', 0)} errors"
+    ]
+    if s.get("tar_raw") is not None:
+        parts.append(f"TARr@{n} {float(s['tar_raw']):.2f}")
+    if s.get("tar_parsed") is not None:
+        parts.append(f"TARa@{n} {float(s['tar_parsed']):.2f}")
+    best, worst = s.get("best_possible_accuracy"), s.get("worst_possible_accuracy")
+    if best is not None and worst is not None:
+        parts.append(f"accuracy best {float(best):.2f} / worst {float(worst):.2f}")
+    tokens = _tokens(s)
+    if tokens:
+        parts.append(tokens)
+    return " · ".join(parts)
+
+
+def _common_n(report: Mapping[str, Any]) -> str:
+    counts = Counter(int(c.get("samples_requested") or 0) for c in report.get("cases") or [])
+    if not counts:
+        return "N"
+    return str(sorted(counts.items(), key=lambda kv: (-kv[1], -kv[0]))[0][0])
+
+
+def _tokens(s: Mapping[str, Any]) -> str:
+    prompt, completion = s.get("prompt_tokens"), s.get("completion_tokens")
+    if not prompt and not completion:
+        return ""
+    return f"{int(prompt or 0):,} prompt + {int(completion or 0):,} completion tokens"
+
+
+def _row(case: Mapping[str, Any]) -> dict[str, str]:
+    metrics = case.get("metrics") or {}
+    primary = case.get("primary") or None
+    agreement = "—"
+    if primary:
+        agreement = f"{primary['k']}/{primary['n']}"
+        if primary.get("metric") == "semantic_agreement":
+            agreement += " (semantic)"
+        elif primary.get("metric") == "mode_share":
+            agreement += " (exact)"
+    cosine = metrics.get("cosine_min")
+    unique = metrics.get("unique_completions")
+    verdict = str(case.get("verdict", "error"))
+    return {
+        "id": str(case.get("id", "")),
+        "unique": "—" if unique is None else str(unique),
+        "agreement": agreement,
+        "cosine": "—" if cosine is None else f"{float(cosine):.3f}",
+        "verdict": f"{EMOJI.get(verdict, '')} {verdict}",
+        "change": _change(case.get("baseline")),
+    }
+
+
+def _change(b: Mapping[str, Any] | None) -> str:
+    if not b:
+        return "—"
+    status = b.get("status")
+    if status in ("no_baseline", "missing"):
+        return "no baseline"
+    if status == "changed":
+        return "case changed"
+    if status != "compared":
+        return "—"
+    parts = []
+    if b.get("baseline_k") is not None and b.get("k") is not None:
+        text = f"{b['baseline_k']}/{b['baseline_n']} → {b['k']}/{b['n']}"
+        p = b.get("p_holm")
+        if p is not None and (b.get("drop") or 0) > 0:
+            text += f", p={_p(float(p))}"
+        parts.append(text)
+    if b.get("answer_changed"):
+        before, now = b.get("baseline_modal") or {}, b.get("modal") or {}
+        parts.append(f"{b.get('kind', 'answer')} {_quote(before.get('value'))} → {_quote(now.get('value'))}")
+    if b.get("semantic_drift") and b.get("modal_cosine") is not None:
+        parts.append(f"meaning moved (cosine {float(b['modal_cosine']):.2f})")
+    if b.get("fingerprints_changed"):
+        parts.append("fingerprint changed")
+    return "; ".join(parts) or "—"
+
+
+def _p(p: float) -> str:
+    if p < 0.001:
+        return "<0.001"
+    return f"{p:.2f}" if p >= 0.1 else f"{p:.2g}"
+
+
+def _quote(value: Any, limit: int = 30) -> str:
+    text = value if isinstance(value, str) else safe_json(value)
+    text = " ".join(text.split())
+    return "'" + (text if len(text) <= limit else text[: limit - 1] + "…") + "'"
+
+
+def safe_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def _details(case: Mapping[str, Any], limit: int) -> dict[str, Any]:
+    n = int(case.get("samples_ok") or 0)
+    metrics = case.get("metrics") or {}
+    completions = []
+    for row in (case.get("completions") or [])[:TOP_COMPLETIONS]:
+        text = str(row.get("text", ""))
+        shown, cut = safe_text.truncate(text, limit)
+        completions.append({"bar": safe_text.bar(int(row.get("count", 0)), n), "text": shown, "cut": cut})
+    answers = [
+        {"bar": safe_text.bar(int(row.get("count", 0)), n), "value": _quote(row.get("answer"), 200)}
+        for row in (case.get("answers") or [])[:TOP_ANSWERS]
+    ]
+    verdict = str(case.get("verdict", "error"))
+    return {
+        "id": str(case.get("id", "")),
+        "verdict": verdict,
+        "emoji": EMOJI.get(verdict, ""),
+        "reasons": [str(r) for r in (case.get("reasons") or [])][:20],
+        "notes": [str(r) for r in (case.get("notes") or [])][:10],
+        "divergence": metrics.get("divergence_token"),
+        "unique": metrics.get("unique_completions"),
+        "n": n,
+        "answers": answers,
+        "completions": completions,
+        "more_completions": max(0, len(case.get("completions") or []) - TOP_COMPLETIONS),
+    }
+
+
+def _left_out(rows: list[Mapping[str, Any]]) -> str:
+    if not rows:
+        return ""
+    counts = Counter(str(r.get("verdict")) for r in rows)
+    parts = [f"{counts[v]} {v}" for v in sorted(counts, key=lambda v: SEVERITY.get(v, 5))]
+    return f"{len(rows)} more cases ({', '.join(parts)})"
+
+
+def _footer(report: Mapping[str, Any]) -> dict[str, Any]:
+    tool = report.get("tool") or {}
+    run = report.get("run") or {}
+    s = report.get("summary") or {}
+    baseline = run.get("baseline") if isinstance(run.get("baseline"), Mapping) else {}
+    updated = baseline.get("status") == "updated"
+    hints = []
+    if s.get("regressed") and not updated:
+        hints.append(f"If the change is intended, {UPDATE_HINT}.")
+    if s.get("new") and not updated:
+        hints.append(f"New or changed cases are not compared yet: {UPDATE_HINT}.")
+    return {
+        "tool": f"{tool.get('name', 'llm-stability-gate')} {tool.get('version', '')}".strip(),
+        "tokens": _tokens(s),
+        "hints": hints,
+        "notes": _run_notes(run, baseline),
+    }
+
+
+def _run_notes(run: Mapping[str, Any], baseline: Mapping[str, Any]) -> list[str]:
+    """Sentences about the run as a whole, from the keys the pipeline passes through (all optional)."""
+    sampling = run.get("sampling") if isinstance(run.get("sampling"), Mapping) else {}
+    notes = []
+    if run.get("interrupted") or sampling.get("interrupted"):
+        notes.append("The run was interrupted: the numbers cover only what was sampled.")
+    if sampling.get("fatal_error"):
+        notes.append(f"The run stopped: {sampling['fatal_error']}")
+    if sampling.get("budget_exhausted"):
+        notes.append("The request budget (max_requests) ran out before every sample was drawn.")
+    if baseline.get("status") == "updated":
+        notes.append(f"The baseline was recorded from this run: commit {baseline.get('path', 'it')}.")
+    elif isinstance(baseline.get("status"), str) and baseline["status"].startswith("not written"):
+        notes.append(f"The baseline was {baseline['status']}.")
+    notes.extend(str(n) for n in (run.get("notes") or []) if isinstance(n, str))
+    return notes[:10]

@@ -1,0 +1,192 @@
+"""The samples JSONL file (DESIGN section 7): written line by line as samples arrive, read back for `score`."""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+from stabilitygate.errors import BadInput
+from stabilitygate.samples import Sample
+
+log = logging.getLogger(__name__)
+
+
+def _finite(value: Any) -> Any:
+    """JSON has no NaN or infinity (a -inf logprob would make the line unreadable elsewhere): null them."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
+def sample_line(sample: Sample) -> str:
+    """One sample as its compact JSON line (without the newline)."""
+    return json.dumps(_finite(sample.to_json()), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+class SamplesWriter:
+    """Writes one JSON line per sample, flushed at once, so an interrupted run keeps every line received.
+
+    Use as a context manager; the instance is callable, so it can be passed as `on_sample` directly.
+    The file is started afresh unless `append` is true.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, append: bool = False) -> None:
+        self.path = Path(path)
+        self.append = append
+        self.count = 0
+        self._handle: IO[str] | None = None
+
+    def __enter__(self) -> SamplesWriter:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._handle = open(self.path, "a" if self.append else "w", encoding="utf-8", newline="\n")
+        except OSError as exc:
+            raise BadInput(f"cannot write the samples file: {exc.strerror or exc}", path=str(self.path)) from None
+        return self
+
+    def write(self, sample: Sample) -> None:
+        if self._handle is None:
+            raise RuntimeError("SamplesWriter.write outside its `with` block")
+        try:
+            self._handle.write(sample_line(sample) + "\n")
+            self._handle.flush()
+        except OSError as exc:
+            raise BadInput(f"cannot write the samples file: {exc.strerror or exc}", path=str(self.path)) from None
+        self.count += 1
+
+    __call__ = write
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
+
+def read_samples(path: str | os.PathLike[str], *, on_warning: Callable[[str], None] | None = None) -> list[Sample]:
+    """The samples of a JSONL file, in file order; BadInput("path:LINE: ...") on any broken line.
+
+    A last line without its newline that does not parse is what an interruption leaves behind: it
+    is dropped with a warning instead of failing the whole file.
+    """
+    shown = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise BadInput("no such file", path=shown) from None
+    except OSError as exc:
+        raise BadInput(f"cannot read the samples file: {exc.strerror or exc}", path=shown) from None
+    lines = data.split(b"\n")
+    cut_last = not data.endswith(b"\n") and data != b""
+    samples: list[Sample] = []
+    first_seen: dict[tuple[str, int], int] = {}
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        is_cut = cut_last and number == len(lines)
+        try:
+            obj = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            if is_cut:
+                message = f"{shown}:{number}: dropped the last line, cut short (the run was interrupted?)"
+                log.warning(message)
+                if on_warning is not None:
+                    on_warning(message)
+                continue
+            reason = "not UTF-8" if isinstance(exc, UnicodeDecodeError) else f"not valid JSON ({exc})"
+            raise BadInput(reason, path=shown, line=number) from None
+        sample = _to_sample(obj, shown, number)
+        key = (sample.case, sample.index)
+        if key in first_seen:
+            raise BadInput(
+                f"sample {sample.index} of case {sample.case!r} appears twice (first at line {first_seen[key]})",
+                path=shown,
+                line=number,
+            )
+        first_seen[key] = number
+        samples.append(sample)
+    return samples
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return (isinstance(value, int | float) and not isinstance(value, bool)) and math.isfinite(value)
+
+
+_OPTIONAL_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "error": (lambda v: isinstance(v, str), "a string"),
+    "latency_ms": (_is_number, "a number"),
+    "fingerprint": (lambda v: isinstance(v, str), "a string"),
+    "model": (lambda v: isinstance(v, str), "a string"),
+    "usage": (
+        lambda v: isinstance(v, dict) and all(isinstance(k, str) and _is_int(n) for k, n in v.items()),
+        "an object of integer token counts",
+    ),
+    "finish_reason": (lambda v: isinstance(v, str), "a string"),
+}
+
+
+def _to_sample(obj: Any, shown: str, line: int) -> Sample:
+    def bad(message: str) -> BadInput:
+        return BadInput(message, path=shown, line=line)
+
+    if not isinstance(obj, dict):
+        raise bad("expected a JSON object (one sample a line)")
+    for key in ("case", "index", "text"):
+        if key not in obj:
+            raise bad(f"missing key {key!r}")
+    if not isinstance(obj["case"], str) or not obj["case"]:
+        raise bad(f"`case` must be a non-empty string, got {obj['case']!r}")
+    if not _is_int(obj["index"]) or obj["index"] < 0:
+        raise bad(f"`index` must be a non-negative integer, got {obj['index']!r}")
+    if obj["text"] is not None and not isinstance(obj["text"], str):
+        raise bad(f"`text` must be a string or null, got {type(obj['text']).__name__}")
+    fields: dict[str, Any] = {"case": obj["case"], "index": obj["index"], "text": obj["text"]}
+    for key, (check, expected) in _OPTIONAL_TYPES.items():
+        value = obj.get(key)
+        if value is not None and not check(value):
+            raise bad(f"`{key}` must be {expected} or null, got {value!r:.80}")
+        fields[key] = value
+    attempts = obj.get("attempts", 1)
+    if not _is_int(attempts) or attempts < 1:
+        raise bad(f"`attempts` must be a positive integer, got {attempts!r}")
+    fields["attempts"] = attempts
+    fields["logprobs"] = _logprobs(obj.get("logprobs"), bad)
+    return Sample(**fields)
+
+
+def _logprobs(value: Any, bad: Callable[[str], BadInput]) -> tuple[tuple[Any, ...], ...] | None:
+    if value is None:
+        return None
+    expected = "`logprobs` must be a list of [token, logprob, runner_up, runner_up_logprob]"
+    if not isinstance(value, list):
+        raise bad(expected)
+    out = []
+    for entry in value:
+        if not isinstance(entry, list) or not 2 <= len(entry) <= 4:
+            raise bad(expected)
+        token, logprob, *rest = entry
+        runner_up, runner_up_logprob = [*rest, None, None][:2]
+        if (
+            not isinstance(token, str)
+            or not (logprob is None or _is_number(logprob))
+            or not (runner_up is None or isinstance(runner_up, str))
+            or not (runner_up_logprob is None or _is_number(runner_up_logprob))
+        ):
+            raise bad(expected)
+        out.append((token, logprob, runner_up, runner_up_logprob))
+    return tuple(out)

@@ -1,0 +1,99 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from stabilitygate.errors import EXIT_BAD_INPUT, BadInput
+from stabilitygate.github.inputs import ActionInputs, env_name, read_inputs
+
+
+def test_env_name_keeps_the_hyphen() -> None:
+    assert env_name("update-baseline") == "INPUT_UPDATE-BASELINE"
+    assert env_name("github-token") == "INPUT_GITHUB-TOKEN"
+
+
+def test_defaults_match_action_yml() -> None:
+    assert read_inputs({}) == ActionInputs(
+        suite=".stability/suite.yml",
+        baseline=None,
+        samples=None,
+        update_baseline=False,
+        comment=True,
+        github_token=None,
+        fail_on="regression",
+        working_directory=None,
+    )
+
+
+def test_every_input_read_from_its_hyphenated_variable() -> None:
+    inputs = read_inputs(
+        {
+            "INPUT_SUITE": " checks/llm.yml ",
+            "INPUT_BASELINE": "checks/base.json",
+            "INPUT_SAMPLES": "12",
+            "INPUT_UPDATE-BASELINE": "true",
+            "INPUT_COMMENT": "FALSE",
+            "INPUT_GITHUB-TOKEN": "ghs_abc",
+            "INPUT_FAIL-ON": "never",
+            "INPUT_WORKING-DIRECTORY": "service",
+        }
+    )
+    assert inputs == ActionInputs("checks/llm.yml", "checks/base.json", 12, True, False, "ghs_abc", "never", "service")
+
+
+def test_underscored_names_are_not_the_inputs() -> None:
+    # The runner keeps hyphens, so INPUT_UPDATE_BASELINE is some other variable.
+    assert read_inputs({"INPUT_UPDATE_BASELINE": "true"}).update_baseline is False
+
+
+def test_empty_values_mean_the_default() -> None:
+    inputs = read_inputs({"INPUT_SUITE": "", "INPUT_SAMPLES": " ", "INPUT_COMMENT": "", "INPUT_FAIL-ON": ""})
+    assert (inputs.suite, inputs.samples, inputs.comment, inputs.fail_on) == (
+        ".stability/suite.yml",
+        None,
+        True,
+        "regression",
+    )
+
+
+@pytest.mark.parametrize("word", ["yes", "1", "on", "tru", "y"])
+def test_booleans_are_strict(word: str) -> None:
+    with pytest.raises(BadInput) as caught:
+        read_inputs({"INPUT_UPDATE-BASELINE": word})
+    assert caught.value.exit_code == EXIT_BAD_INPUT
+    assert "update-baseline" in str(caught.value) and word in str(caught.value)
+
+
+@pytest.mark.parametrize("value", ["abc", "1", "0", "-3", "2.5", "1e3"])
+def test_samples_must_be_a_whole_number_of_at_least_two(value: str) -> None:
+    with pytest.raises(BadInput, match="samples"):
+        read_inputs({"INPUT_SAMPLES": value})
+
+
+def test_fail_on_choices() -> None:
+    assert read_inputs({"INPUT_FAIL-ON": "fail"}).fail_on == "fail"
+    with pytest.raises(BadInput, match="regression, fail, never"):
+        read_inputs({"INPUT_FAIL-ON": "sometimes"})
+
+
+def test_action_yml_declares_exactly_these_inputs_with_the_same_defaults() -> None:
+    action = yaml.safe_load((Path(__file__).resolve().parents[2] / "action.yml").read_text(encoding="utf-8"))
+    declared = action["inputs"]
+    assert set(declared) == {
+        "suite",
+        "baseline",
+        "samples",
+        "update-baseline",
+        "comment",
+        "github-token",
+        "fail-on",
+        "working-directory",
+    }
+    assert set(action["outputs"]) == {"verdict", "report-json", "report-markdown", "failed-cases"}
+    assert declared["github-token"]["default"] == "${{ github.token }}"
+    # What the runner would pass for each default gives what read_inputs assumes when nothing is set.
+    env = {env_name(name): str(spec.get("default", "")) for name, spec in declared.items() if name != "github-token"}
+    assert read_inputs(env) == read_inputs({})
+    assert action["runs"] == {"using": "docker", "image": "Dockerfile"}

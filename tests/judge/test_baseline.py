@@ -1,0 +1,215 @@
+"""The baseline file: round trip, stable bytes, atomic writes, strict reads that never touch the file."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from stabilitygate.errors import BadInput
+from stabilitygate.judge import baseline as baseline_module
+from stabilitygate.judge.baseline import (
+    Baseline,
+    baseline_from_run,
+    dump_baseline,
+    merge_baselines,
+    read_baseline,
+    write_baseline,
+)
+from stabilitygate.results import CaseMeasurement
+from stabilitygate.suite.model import AnswerSpec, Message, ProviderConfig, ResolvedCase, Thresholds
+
+
+def case(cid: str, parser: bool = True, prompt: str = "q") -> ResolvedCase:
+    return ResolvedCase(
+        id=cid,
+        line=1,
+        messages=(Message(role="user", content=prompt),),
+        provider=ProviderConfig(type="openai", model="m"),
+        thresholds=Thresholds(),
+        answer=AnswerSpec(choice=["A", "B", "C", "D", "E", "F", "G"]) if parser else None,
+        expected=None,
+        samples=10,
+    )
+
+
+def measured(cid: str, answers: list[str], ok: int | None = None) -> CaseMeasurement:
+    n = len(answers) if ok is None else ok
+    counts = sorted(Counter(answers).items(), key=lambda kv: (-kv[1], kv[0]))
+    return CaseMeasurement(
+        id=cid,
+        samples_requested=len(answers),
+        samples_ok=n,
+        sample_errors=len(answers) - n,
+        metrics={
+            "unique_completions": len(counts),
+            "parsed_agreement": counts[0][1] / len(answers),
+            "mode_share": 1 / 3,
+            "cosine_min": 0.1 + 0.2,
+            "semantic_agreement": None,
+        },
+        completions=[{"text": f"Réponse {a} ✓", "count": c} for a, c in counts],
+        answers=[{"answer": a, "count": c} for a, c in counts],
+        fingerprints=[{"fingerprint": "fp_1", "count": n}],
+    )
+
+
+def sample_baseline() -> Baseline:
+    cases = [case("one"), case("two", parser=False)]
+    runs = [measured("one", list("AAAAAAABCDEFG")), measured("two", list("AAAAAAAAAB"))]
+    return baseline_from_run(cases, runs, "demo")
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_round_trip(tmp_path: Path) -> None:
+    path = tmp_path / "suite.baseline.json"
+    recorded = sample_baseline()
+    write_baseline(path, recorded)
+    assert read_baseline(path) == recorded
+    entry = recorded.cases["one"]
+    assert entry.hash == case("one").definition_hash
+    assert entry.primary == {"metric": "parsed_agreement", "k": 7, "n": 13}
+    assert entry.modal_answer == "A" and entry.modal_completion == "Réponse A ✓"
+    assert len(entry.completions) == 5 and len(entry.answers) == 5  # top 5 only
+    assert recorded.cases["two"].primary == {"metric": "mode_share", "k": 9, "n": 10}
+    assert recorded.cases["two"].modal_answer is None
+
+
+def test_file_is_stable_and_diff_friendly(tmp_path: Path) -> None:
+    path = tmp_path / "b.json"
+    write_baseline(path, sample_baseline())
+    first = path.read_bytes()
+    write_baseline(path, sample_baseline())
+    assert path.read_bytes() == first  # re-recording an unchanged run: identical bytes
+    text = first.decode("utf-8")
+    assert text.endswith("}\n") and "✓" in text  # ensure_ascii=False: readable in the diff
+    data = json.loads(text)
+    assert text == json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    assert data["cases"]["one"]["metrics"]["cosine_min"] == 0.3  # float noise rounded away
+    assert "time" not in text and "date" not in text
+
+
+def test_missing_file_is_none(tmp_path: Path) -> None:
+    assert read_baseline(tmp_path / "nope.json") is None
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (b'{"schema_version": 1, "cases": {"capital": {"hash": ', "not valid JSON"),
+        (b"", "not valid JSON"),
+        (b"[1, 2]", "at the top level"),
+        (b'{"schema_version": 2, "suite": "s", "cases": {}}', "schema_version"),
+        (b'{"schema_version": 1, "suite": "s", "cases": {"a": {"hash": 3}}}', "cases/a"),
+        (b"\xff\xfe{}", "not UTF-8"),
+        (b'{\n<<<<<<< HEAD\n"a": 1\n=======\n"a": 2\n>>>>>>> branch\n}', "merge-conflict"),
+    ],
+)
+def test_damaged_files_are_bad_input_and_untouched(tmp_path: Path, content: bytes, expected: str) -> None:
+    path = tmp_path / "suite.baseline.json"
+    path.write_bytes(content)
+    before = digest(path)
+    with pytest.raises(BadInput) as caught:
+        read_baseline(path)
+    assert str(path) in str(caught.value) and expected in str(caught.value)
+    assert caught.value.exit_code == 2
+    assert digest(path) == before
+
+
+def test_truncated_real_baseline_names_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "b.json"
+    write_baseline(path, sample_baseline())
+    whole = path.read_bytes()
+    path.write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(BadInput) as caught:
+        read_baseline(path)
+    assert caught.value.line is not None and caught.value.line > 1
+    assert path.read_bytes() == whole[: len(whole) // 2]
+
+
+def test_impossible_counts_are_rejected(tmp_path: Path) -> None:
+    path = tmp_path / "b.json"
+    data = sample_baseline().to_json()
+    data["cases"]["one"]["primary"]["k"] = 99
+    path.write_text(json.dumps(data))
+    with pytest.raises(BadInput, match="k > n"):
+        read_baseline(path)
+
+
+def test_a_directory_is_bad_input(tmp_path: Path) -> None:
+    with pytest.raises(BadInput, match="cannot read"):
+        read_baseline(tmp_path)
+
+
+def test_crash_mid_write_leaves_the_old_file_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "suite.baseline.json"
+    write_baseline(path, sample_baseline())
+    before = path.read_bytes()
+    changed = baseline_from_run([case("one")], [measured("one", list("AB"))], "demo")
+
+    def crash(src: Any, dst: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(baseline_module.os, "replace", crash)
+    with pytest.raises(BadInput, match="No space left"):
+        write_baseline(path, changed)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["suite.baseline.json"]  # no temp file left
+
+
+def test_interrupt_mid_write_leaves_the_old_file_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "b.json"
+    write_baseline(path, sample_baseline())
+    before = path.read_bytes()
+
+    def interrupted(fd: int) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(baseline_module.os, "fsync", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_baseline(path, baseline_from_run([], [], "demo"))
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["b.json"]
+
+
+def test_written_file_mode_follows_the_umask(tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        write_baseline(tmp_path / "b.json", sample_baseline())
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "b.json").stat().st_mode) == 0o644
+
+
+def test_creates_the_directory(tmp_path: Path) -> None:
+    path = tmp_path / ".stability" / "suite.baseline.json"
+    write_baseline(path, sample_baseline())
+    assert read_baseline(path) == sample_baseline()
+
+
+def test_unmeasurable_cases_are_not_recorded() -> None:
+    recorded = baseline_from_run([case("one")], [measured("one", list("AB"), ok=1)], "demo")
+    assert recorded.cases == {}
+
+
+def test_merge_keeps_cases_this_run_did_not_measure() -> None:
+    old = sample_baseline()
+    new = baseline_from_run([case("one", prompt="edited")], [measured("one", list("BB"))], "demo")
+    merged = merge_baselines(old, new, suite_ids={"one", "two"})
+    assert merged.cases["one"] == new.cases["one"] and merged.cases["two"] == old.cases["two"]
+    assert set(merge_baselines(old, new, suite_ids={"one"}).cases) == {"one"}  # removed cases go
+    assert merge_baselines(None, new, suite_ids={"one"}) == new
+
+
+def test_dump_is_what_is_written(tmp_path: Path) -> None:
+    write_baseline(tmp_path / "b.json", sample_baseline())
+    assert (tmp_path / "b.json").read_text(encoding="utf-8") == dump_baseline(sample_baseline())

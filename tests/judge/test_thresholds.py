@@ -1,0 +1,131 @@
+"""Could the case be measured, which metric is its agreement, and which thresholds does it break."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from stabilitygate.judge.thresholds import check_thresholds, measurement_error, primary_agreement
+from stabilitygate.results import CaseMeasurement
+from stabilitygate.suite.model import AnswerSpec, Message, ProviderConfig, ResolvedCase, Thresholds
+
+
+def case(parser: bool = True, samples: int = 10, **thresholds: Any) -> ResolvedCase:
+    return ResolvedCase(
+        id="c",
+        line=4,
+        messages=(Message(role="user", content="q"),),
+        provider=ProviderConfig(type="openai", model="m"),
+        thresholds=Thresholds(**thresholds),
+        answer=AnswerSpec(choice=["A", "B"]) if parser else None,
+        expected=None,
+        samples=samples,
+    )
+
+
+def measured(answers: list[str], *, errors: int = 0, **metrics: Any) -> CaseMeasurement:
+    n = len(answers)
+    by_answer = sorted(Counter(answers).items(), key=lambda kv: (-kv[1], kv[0]))
+    return CaseMeasurement(
+        id="c",
+        samples_requested=n + errors,
+        samples_ok=n,
+        sample_errors=errors,
+        metrics={
+            "unique_completions": len(by_answer),
+            "mode_share": by_answer[0][1] / n if n else None,
+            "parsed_agreement": by_answer[0][1] / n if n else None,
+            "cosine_min": None,
+            "semantic_agreement": None,
+            **metrics,
+        },
+        completions=[{"text": f"It is {a}.", "count": c} for a, c in by_answer],
+        answers=[{"answer": a, "count": c} for a, c in by_answer],
+        fingerprints=[],
+        errors=[{"error": "HTTP 503 from the provider", "count": errors}] if errors else [],
+    )
+
+
+def test_primary_metric_follows_the_parser_then_semantics_then_exact_text() -> None:
+    m = measured(["A"] * 7 + ["B"] * 3, semantic_agreement=0.9)
+    assert primary_agreement(case(), m).to_json() == {"metric": "parsed_agreement", "k": 7, "n": 10}
+    assert primary_agreement(case(parser=False), m).to_json() == {"metric": "semantic_agreement", "k": 9, "n": 10}
+    plain = measured(["A"] * 7 + ["B"] * 3)
+    assert primary_agreement(case(parser=False), plain).to_json() == {"metric": "mode_share", "k": 7, "n": 10}
+
+
+def test_all_parse_failures_is_zero_agreement() -> None:
+    m = measured(["A"] * 4)
+    m = CaseMeasurement(**{**m.__dict__, "answers": []})
+    assert primary_agreement(case(), m).k == 0
+
+
+def test_more_than_half_failed_is_an_error_by_default() -> None:
+    assert measurement_error(case(), measured(["A"] * 5, errors=5)) is None
+    reason = measurement_error(case(), measured(["A"] * 4, errors=6))
+    assert reason is not None and "6 of 10 samples failed" in reason and "5 allowed" in reason
+    assert "HTTP 503" in reason
+
+
+def test_max_sample_errors_overrides_the_default() -> None:
+    assert measurement_error(case(max_sample_errors=0), measured(["A"] * 9, errors=1)) is not None
+    assert measurement_error(case(max_sample_errors=3), measured(["A"] * 7, errors=3)) is None
+
+
+def test_fewer_than_two_successes_cannot_be_measured() -> None:
+    reason = measurement_error(case(max_sample_errors=100), measured(["A"], errors=1))
+    assert reason is not None and "only 1 of 2" in reason
+
+
+def test_each_threshold_names_its_numbers() -> None:
+    m = measured(
+        ["A"] * 6 + ["B"] * 3 + ["C"], cosine_min=0.81, semantic_clusters=3, accuracy=0.6, schema_valid_share=0.7
+    )
+    t = case(
+        max_unique=2,
+        min_mode_share=0.8,
+        min_agreement=0.9,
+        min_cosine=0.9,
+        max_semantic_clusters=1,
+        min_accuracy=0.7,
+        min_schema_valid=0.8,
+    )
+    violations = check_thresholds(t, m).violations
+    assert violations == [
+        "3 unique completions of 10 where at most 2 are allowed (max_unique)",
+        "the most common completion is 6/10 (0.60), below min_mode_share 0.80",
+        "agreement 6/10 (0.60), below min_agreement 0.90",
+        "the least similar pair of completions has cosine 0.810, below min_cosine 0.900",
+        "3 distinct meanings (semantic clusters) where at most 1 are allowed",
+        "accuracy 6/10 (0.60), below min_accuracy 0.70",
+        "7/10 answers (0.70) meet the schema, below min_schema_valid 0.80",
+    ]
+
+
+def test_met_thresholds_are_listed_and_floats_do_not_flap() -> None:
+    m = measured(["A"] * 9 + ["B"])
+    result = check_thresholds(case(min_agreement=0.9, max_unique=2), m)
+    assert result.violations == []
+    assert result.met == ["unique 2 ≤ 2", "agreement 0.90 ≥ 0.90"]
+
+
+def test_min_agreement_without_parser_uses_the_primary_metric() -> None:
+    m = measured(["A"] * 9 + ["B"], semantic_agreement=0.5)
+    (violation,) = check_thresholds(case(parser=False, min_agreement=0.8), m).violations
+    assert violation == "semantic agreement 5/10 (0.50), below min_agreement 0.80"
+
+
+@pytest.mark.parametrize(
+    ("thresholds", "why"),
+    [
+        ({"min_cosine": 0.9}, "min_cosine not checked: the semantic layer is off"),
+        ({"max_semantic_clusters": 1}, "max_semantic_clusters not checked: the semantic layer is off"),
+        ({"min_accuracy": 0.5}, "min_accuracy not checked: the case has no `expected` answer"),
+        ({"min_schema_valid": 0.5}, "min_schema_valid not checked: the case has no `schema`"),
+    ],
+)
+def test_thresholds_on_null_metrics_are_skipped_with_a_reason(thresholds: dict[str, Any], why: str) -> None:
+    result = check_thresholds(case(**thresholds), measured(["A"] * 10))
+    assert result.violations == [] and result.skipped == [why]

@@ -1,0 +1,280 @@
+"""Every verdict path of DESIGN section 6, its precedence, Holm across cases, and reasons with numbers."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from stabilitygate.judge.baseline import Baseline, baseline_from_run
+from stabilitygate.judge.verdicts import CHANGED, judge_cases
+from stabilitygate.results import CaseMeasurement, CaseVerdict
+from stabilitygate.suite.model import AnswerSpec, Message, ProviderConfig, Regression, ResolvedCase, Thresholds
+
+REGRESSION = Regression()
+P_6_OF_10 = 22120 / 2**20  # Boschloo, one-sided: 10/10 in the baseline against 6/10 now
+
+
+def case(cid: str = "c", *, parser: bool = True, prompt: str = "q", **thresholds: Any) -> ResolvedCase:
+    return ResolvedCase(
+        id=cid,
+        line=7,
+        messages=(Message(role="user", content=prompt),),
+        provider=ProviderConfig(type="openai", model="m"),
+        thresholds=Thresholds(**thresholds),
+        answer=AnswerSpec(choice=["A", "B", "C"]) if parser else None,
+        expected=None,
+        samples=10,
+    )
+
+
+def measured(
+    cid: str,
+    texts: Sequence[str],
+    *,
+    errors: int = 0,
+    semantic: float | None = None,
+    fingerprint: str = "fp_1",
+) -> CaseMeasurement:
+    n = len(texts)
+    counts = sorted(Counter(texts).items(), key=lambda kv: (-kv[1], kv[0]))
+    top = counts[0][1] if counts else 0
+    return CaseMeasurement(
+        id=cid,
+        samples_requested=n + errors,
+        samples_ok=n,
+        sample_errors=errors,
+        metrics={
+            "unique_completions": len(counts),
+            "mode_share": top / n if n else None,
+            "parsed_agreement": top / n if n else None,
+            "cosine_min": None if semantic is None else 0.9,
+            "semantic_agreement": semantic,
+        },
+        completions=[{"text": t, "count": c} for t, c in counts],
+        answers=[{"answer": t, "count": c} for t, c in counts],
+        fingerprints=[{"fingerprint": fingerprint, "count": n}] if n else [],
+        errors=[{"error": "timeout", "count": errors}] if errors else [],
+    )
+
+
+def record(cases: Sequence[ResolvedCase], runs: Sequence[CaseMeasurement]) -> Baseline:
+    return baseline_from_run(cases, runs, "demo")
+
+
+def one(
+    current: CaseMeasurement,
+    *,
+    before: CaseMeasurement | None = None,
+    c: ResolvedCase | None = None,
+    regression: Regression = REGRESSION,
+    **kwargs: Any,
+) -> CaseVerdict:
+    c = c or case(current.id)
+    baseline = record([c], [before]) if before is not None else None
+    (verdict,) = judge_cases([c], [current], baseline, regression, **kwargs)
+    return verdict
+
+
+STABLE = ["A"] * 10
+
+
+def test_regressed_with_p_before_and_after_holm() -> None:
+    v = one(measured("c", ["A"] * 6 + ["B"] * 4), before=measured("c", STABLE))
+    assert v.verdict == "regressed"
+    assert v.reasons[0] == (
+        "agreement 6/10 against 10/10 in the baseline: a drop of 0.40, p = 0.021 after Holm (0.021 before)"
+    )
+    b = v.baseline
+    assert b is not None
+    assert (b["baseline_k"], b["baseline_n"], b["k"], b["n"]) == (10, 10, 6, 10)
+    assert b["p_value"] == pytest.approx(P_6_OF_10, abs=1e-6) and b["p_holm"] == b["p_value"]
+    assert b["drop"] == pytest.approx(0.4) and b["dropped"] is True and b["holm_family"] == 1
+    assert b["metrics"]["parsed_agreement"] == 1.0
+    assert b["deltas"] == {"unique_completions": 1, "agreement": pytest.approx(-0.4), "cosine_min": None}
+    assert b["answer_changed"] is False and b["fingerprints_changed"] is False
+
+
+def test_holm_over_two_cases_doubles_the_smallest_p() -> None:
+    cases = [case("a"), case("b")]
+    baseline = record(cases, [measured("a", STABLE), measured("b", STABLE)])
+    now = [measured("a", ["A"] * 6 + ["B"] * 4), measured("b", STABLE)]
+    a, b = judge_cases(cases, now, baseline, REGRESSION)
+    assert a.verdict == "regressed" and b.verdict == "pass"
+    assert "p = 0.042 after Holm (0.021 before)" in a.reasons[0]
+    assert a.baseline is not None and a.baseline["p_holm"] == pytest.approx(2 * P_6_OF_10, abs=1e-6)
+
+
+def test_holm_over_three_cases_is_not_significant() -> None:
+    cases = [case("a"), case("b"), case("c")]
+    baseline = record(cases, [measured(x.id, STABLE) for x in cases])
+    now = [measured("a", ["A"] * 6 + ["B"] * 4), measured("b", STABLE), measured("c", STABLE)]
+    verdicts = judge_cases(cases, now, baseline, REGRESSION)
+    assert [v.verdict for v in verdicts] == ["pass", "pass", "pass"]
+    assert verdicts[0].reasons[0] == (
+        "agreement 6/10 against 10/10 in the baseline: a drop of 0.40, not significant (p = 0.063 after Holm)"
+    )
+
+
+def test_noise_passes_with_the_numbers() -> None:
+    v = one(measured("c", ["A"] * 9 + ["B"]), before=measured("c", STABLE))
+    assert v.verdict == "pass"
+    assert v.reasons[0] == (
+        "agreement 9/10 against 10/10 in the baseline: a drop of 0.10, not significant (p = 0.41 after Holm)"
+    )
+    assert v.reasons[1] == "measured: 2 unique completions in 10 samples, agreement 9/10"
+
+
+def test_a_significant_drop_smaller_than_min_drop_passes() -> None:
+    v = one(measured("c", ["A"] * 6 + ["B"] * 4), before=measured("c", STABLE), regression=Regression(min_drop=0.5))
+    assert v.verdict == "pass"
+    assert "a drop of 0.40, significant (p = 0.021 after Holm) but smaller than min_drop 0.50" in v.reasons[0]
+
+
+def test_no_drop_and_a_rise() -> None:
+    assert one(measured("c", STABLE), before=measured("c", STABLE)).reasons[0].endswith("in the baseline: no drop")
+    rise = one(measured("c", STABLE), before=measured("c", ["A"] * 8 + ["B"] * 2))
+    assert rise.verdict == "pass" and rise.reasons[0].endswith("in the baseline: up 0.20")
+
+
+def test_answer_flip_is_a_regression() -> None:
+    v = one(measured("c", ["B"] * 10), before=measured("c", STABLE))
+    assert v.verdict == "regressed"
+    assert v.reasons[0] == "answer changed: 'B' (10/10) where the baseline had 'A' (10/10)"
+    assert v.baseline is not None and v.baseline["answer_changed"] is True
+
+
+def test_answer_flip_reported_only_when_the_rule_is_off() -> None:
+    v = one(measured("c", ["B"] * 10), before=measured("c", STABLE), regression=Regression(fail_on_answer_change=False))
+    assert v.verdict == "pass"
+    assert any("answer changed" in r and "not failed" in r for r in v.reasons)
+
+
+def test_answer_change_needs_a_majority_on_both_sides() -> None:
+    # 5/10 is not a majority: the most common answer moved, but that is noise, not a change.
+    v = one(measured("c", ["B"] * 5 + ["A"] * 4 + ["C"]), before=measured("c", ["A"] * 6 + ["B"] * 4))
+    assert v.verdict == "pass"
+    assert any("not a majority in both runs" in r and "'B' (5/10)" in r for r in v.reasons)
+
+
+def test_modal_completion_change_without_parser() -> None:
+    c = case("c", parser=False)
+    v = one(measured("c", ["Paris."] * 10), before=measured("c", ["It is Paris."] * 10), c=c)
+    assert v.verdict == "regressed"
+    assert v.reasons[0] == "completion changed: 'Paris.' (10/10) where the baseline had 'It is Paris.' (10/10)"
+    assert v.baseline is not None and v.baseline["metric"] == "mode_share"
+
+
+def test_semantic_drift() -> None:
+    c = case("c", parser=False)
+    no_flip = Regression(fail_on_answer_change=False)
+    before = measured("c", ["The capital is Paris."] * 10, semantic=1.0)
+    now = measured("c", ["The capital is Lyon."] * 10, semantic=1.0)
+    v = one(now, before=before, c=c, regression=no_flip, similarity=lambda a, b: 0.62)
+    assert v.verdict == "regressed"
+    assert v.reasons[0] == "the most common completion moved in meaning: cosine 0.620 to the baseline's, below 0.95"
+    assert v.baseline is not None and v.baseline["semantic_drift"] is True and v.baseline["modal_cosine"] == 0.62
+    assert v.baseline["metric"] == "semantic_agreement"
+    close = one(now, before=before, c=c, regression=no_flip, similarity=lambda a, b: 0.97)
+    assert close.verdict == "pass" and close.baseline is not None and close.baseline["modal_cosine"] == 0.97
+    # Without the semantic layer there is nothing to compare.
+    off = one(now, before=before, c=c, regression=no_flip)
+    assert off.verdict == "pass" and off.baseline is not None and off.baseline["modal_cosine"] is None
+
+
+def test_no_drift_between_two_arbitrary_picks_of_scattered_runs() -> None:
+    """A free-text case whose samples all differ has no modal meaning; comparing picks would cry wolf."""
+    c = case("c", parser=False)
+    before = measured("c", [f"summary {i}" for i in range(10)], semantic=0.3)
+    now = measured("c", [f"résumé {i}" for i in range(10)], semantic=0.3)
+    v = one(now, before=before, c=c, similarity=lambda a, b: 0.5)
+    assert v.verdict == "pass"
+    assert any("not counted as drift" in r for r in v.reasons)
+
+
+def test_changed_fingerprint_is_reported_not_failed() -> None:
+    v = one(measured("c", STABLE, fingerprint="fp_2"), before=measured("c", STABLE, fingerprint="fp_1"))
+    assert v.verdict == "pass"
+    assert any("system_fingerprint changed: fp_2 where the baseline had fp_1" in r for r in v.reasons)
+    assert v.baseline is not None and v.baseline["fingerprints_changed"] is True
+
+
+def test_new_without_a_baseline_without_an_entry_and_after_an_edit() -> None:
+    no_file = one(measured("c", STABLE))
+    assert no_file.verdict == "new" and "--update-baseline" in no_file.reasons[0]
+    assert no_file.baseline == {"status": "no_baseline"}
+
+    other = record([case("other")], [measured("other", STABLE)])
+    (missing,) = judge_cases([case("c")], [measured("c", STABLE)], other, REGRESSION)
+    assert missing.verdict == "new" and missing.baseline == {"status": "missing"}
+
+    edited = case("c", prompt="q, edited")
+    recorded = record([case("c")], [measured("c", STABLE)])
+    (v,) = judge_cases([edited], [measured("c", ["B"] * 10)], recorded, REGRESSION)
+    assert v.verdict == "new" and v.reasons[0] == CHANGED
+    assert v.baseline is not None and v.baseline["status"] == "changed"
+    assert v.baseline["current_hash"] == edited.definition_hash != v.baseline["hash"]
+
+
+def test_thresholds_fail_over_a_regression() -> None:
+    c = case("c", max_unique=1)
+    v = one(measured("c", ["A"] * 6 + ["B"] * 4), before=measured("c", STABLE), c=c)
+    assert v.verdict == "fail"
+    assert v.reasons[0] == "2 unique completions of 10 where at most 1 are allowed (max_unique)"
+    assert any(r.startswith("agreement 6/10 against 10/10") for r in v.reasons)
+
+
+def test_fail_without_baseline_is_fail_not_new() -> None:
+    v = one(measured("c", ["A"] * 6 + ["B"] * 4), c=case("c", min_agreement=1.0))
+    assert v.verdict == "fail" and "below min_agreement 1.00" in v.reasons[0]
+
+
+def test_error_over_everything() -> None:
+    c = case("c", max_unique=1)
+    v = one(measured("c", ["A"] * 2 + ["B"] * 2, errors=6), before=measured("c", STABLE), c=c)
+    assert v.verdict == "error"
+    assert v.reasons == ["6 of 10 samples failed, more than the 5 allowed (most common error, 6x: timeout)"]
+
+
+def test_a_case_without_measurement_is_an_error() -> None:
+    (v,) = judge_cases([case("c")], [], None, REGRESSION)
+    assert v.verdict == "error" and "not measured" in v.reasons[0]
+
+
+def test_error_cases_are_not_in_the_holm_family_but_failing_ones_are() -> None:
+    cases = [case("a"), case("b"), case("f", max_unique=1)]
+    baseline = record(cases, [measured(x.id, STABLE) for x in cases])
+    drop = ["A"] * 6 + ["B"] * 4
+    now = [measured("a", drop), measured("b", ["A"], errors=9), measured("f", drop)]
+    a, b, f = judge_cases(cases, now, baseline, REGRESSION)
+    assert (a.verdict, b.verdict, f.verdict) == ("regressed", "error", "fail")
+    assert a.baseline is not None and a.baseline["holm_family"] == 2
+    assert a.baseline["p_holm"] == pytest.approx(2 * P_6_OF_10, abs=1e-6)
+
+
+def test_baseline_recorded_with_semantics_compared_without() -> None:
+    c = case("c", parser=False)
+    before = measured("c", ["x"] * 10, semantic=1.0)
+    v = one(measured("c", ["x"] * 10), before=before, c=c)
+    assert v.verdict == "pass"
+    assert any("compared on mode_share" in r for r in v.reasons)
+
+
+def test_every_verdict_has_reasons_with_numbers() -> None:
+    cases = [case("p"), case("f", max_unique=1), case("r"), case("n"), case("e")]
+    baseline = record(cases[:3], [measured(x.id, STABLE) for x in cases[:3]])
+    now = [
+        measured("p", STABLE),
+        measured("f", ["A", "B"] * 5),
+        measured("r", ["B"] * 10),
+        measured("n", STABLE),
+        measured("e", ["A"], errors=9),
+    ]
+    verdicts = judge_cases(cases, now, baseline, REGRESSION)
+    assert [v.verdict for v in verdicts] == ["pass", "fail", "regressed", "new", "error"]
+    for v in verdicts:
+        assert v.reasons and all(r.strip() for r in v.reasons)
+        assert any(re.search(r"\d+/\d+|\d+ of \d+", r) for r in v.reasons), v

@@ -1,0 +1,305 @@
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from stabilitygate.errors import BadInput
+from stabilitygate.measure.parsers import (
+    ParsedAnswer,
+    canonical_json,
+    normalize_expected,
+    parse_answer,
+    parse_number,
+    resolve_pointer,
+)
+from stabilitygate.suite.model import AnswerSpec
+
+
+def spec(**kwargs: Any) -> AnswerSpec:
+    return AnswerSpec.model_validate(kwargs)
+
+
+def value(answer_spec: AnswerSpec, text: str) -> Any:
+    parsed = parse_answer(answer_spec, text)
+    assert parsed.ok, parsed.error
+    return parsed.value
+
+
+# -- json ------------------------------------------------------------------------------------------------
+
+BOROUGH = spec(json="/borough")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"borough": "Queens"}',
+        '  {"borough":"Queens", "city": "New York"}\n',
+        'Sure! Here it is:\n```json\n{"borough": "Queens"}\n```\nAnything else?',
+        'He was born in {Queens} (a borough). Answer: {"borough": "Queens"} - done',
+        '[1, 2] and then {"borough": "Queens"}',
+    ],
+)
+def test_json_pointer_finds_the_value_in_documents_fences_and_prose(text: str) -> None:
+    assert parse_answer(BOROUGH, text) == ParsedAnswer(ok=True, value='"Queens"')
+
+
+def test_json_whole_document_is_canonical_so_equal_documents_compare_equal() -> None:
+    whole = spec(json="")
+    a = value(whole, '{"b": 1.0, "a": [2.50, 3], "c": {"y": null, "x": true}}')
+    b = value(whole, 'Result: {"c":{"x":true,"y":null},"a":[2.5,3],"b":1}')
+    assert a == b == '{"a":[2.5,3],"b":1,"c":{"x":true,"y":null}}'
+
+
+def test_json_whole_document_may_be_a_scalar() -> None:
+    assert value(spec(json=""), ' "Queens" ') == '"Queens"'
+    assert value(spec(json=""), "```\n42.0\n```") == "42"
+
+
+def test_json_keeps_non_ascii_text_as_is() -> None:
+    assert value(spec(json="/city"), '{"city": "Zürich"}') == '"Zürich"'
+
+
+@pytest.mark.parametrize(
+    ("pointer", "expected"),
+    [
+        ("/a/0/b", 1),
+        ("/a/1", "x"),
+        ("/m~1n", "slash"),
+        ("/m~0n", "tilde"),
+        ("/", "empty key"),
+        ("", {"a": [{"b": 1}, "x"], "m/n": "slash", "m~n": "tilde", "": "empty key"}),
+    ],
+)
+def test_pointer_resolution_follows_rfc_6901(pointer: str, expected: Any) -> None:
+    doc = {"a": [{"b": 1}, "x"], "m/n": "slash", "m~n": "tilde", "": "empty key"}
+    assert resolve_pointer(doc, pointer) == (True, expected)
+
+
+@pytest.mark.parametrize("pointer", ["/a/2", "/a/-", "/a/01", "/missing", "/a/0/b/c"])
+def test_pointer_to_nothing_is_not_found(pointer: str) -> None:
+    assert resolve_pointer({"a": [{"b": 1}, "x"]}, pointer) == (False, None)
+
+
+def test_json_failures_say_why() -> None:
+    assert parse_answer(BOROUGH, "born in Queens") == ParsedAnswer(ok=False, error="no JSON document found")
+    assert parse_answer(BOROUGH, '{"city": "NYC"}') == ParsedAnswer(ok=False, error="the JSON has nothing at /borough")
+
+
+def test_json_rejects_nan_and_survives_absurd_nesting() -> None:
+    assert not parse_answer(spec(json="/x"), '{"x": NaN}').ok
+    assert not parse_answer(spec(json=""), "[" * 100_000).ok
+
+
+def test_json_pointer_without_slash_is_bad_input() -> None:
+    with pytest.raises(BadInput, match="not a JSON pointer"):
+        parse_answer(spec(json="borough"), '{"borough": 1}')
+
+
+# -- choice ----------------------------------------------------------------------------------------------
+
+ABCD = spec(choice=["A", "B", "C", "D"])
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("A", "A"),
+        ("(a)", "A"),
+        ("a)", "A"),
+        ("Option A", "A"),
+        ("The answer is A.", "A"),
+        ("Answer: **A**", "A"),
+        ("(A) is wrong; the answer is (B)", "B"),
+        ("Both (A) and (C) look plausible.\nThe correct answer is option D.", "D"),
+        ("Answer: a", "A"),
+        ("the answer is a.", "A"),
+        ("Final answer: \\boxed{C}", "C"),
+        ("Answer: B\nOn reflection, the final answer is C", "C"),
+        ("This is a hard one.\nB", "B"),
+        ("Let me compare A and B.\nB is better.", "B"),
+        ("A or B?\nC", "C"),
+        ("C\nA and B are both wrong", "C"),
+        ("Answer: A, because the others are wrong", "A"),
+        ("I choose d", "D"),
+    ],
+)
+def test_choice_finds_the_label_the_text_commits_to(text: str, label: str) -> None:
+    assert value(ABCD, text) == label
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("I need a moment to think about a hard question.", "no label found"),
+        ("Nothing to see here", "no label found"),
+        ("The answer is A or B", "the answer names more than one label (A, B)"),
+        ("Answer: C/D", "the answer names more than one label (C, D)"),
+        ("A and B\nC or D", "a tie: every line that names a label names more than one"),
+    ],
+)
+def test_choice_without_a_single_label_is_a_failure(text: str, error: str) -> None:
+    assert parse_answer(ABCD, text) == ParsedAnswer(ok=False, error=error)
+
+
+def test_lowercase_a_is_the_article_unless_marked_as_a_label() -> None:
+    assert value(ABCD, "B is a trap.") == "B"  # the "a" is not a second label
+    assert value(ABCD, "(a) is what I pick") == "A"
+    assert value(ABCD, "The answer is a good guess: C") == "C"
+
+
+def test_choice_labels_longer_than_a_letter_match_whole_words_case_insensitively() -> None:
+    yes_no = spec(choice=["yes", "no"])
+    assert value(yes_no, "YES") == "yes"
+    assert value(yes_no, "Yes, I am sure the answer is No.") == "no"
+    assert value(yes_no, "Well.\nno") == "no"
+    assert parse_answer(yes_no, "yesterday, nobody came").error == "no label found"
+    cities = spec(choice=["New York", "York"])
+    assert value(cities, "The answer is New York") == "New York"
+    assert value(cities, "It is York.") == "York"
+
+
+def test_choice_value_is_the_label_as_written_in_the_suite() -> None:
+    assert value(spec(choice=["True", "False"]), "the answer is false") == "False"
+
+
+# -- regex, number, text ---------------------------------------------------------------------------------
+
+
+def test_regex_takes_the_first_group_else_the_match() -> None:
+    assert value(spec(regex=r"born in (\w+)"), "He was born in Queens, NY") == "Queens"
+    assert value(spec(regex=r"Q\w+"), "He was born in Queens, NY") == "Queens"
+    assert parse_answer(spec(regex=r"born in (\w+)"), "no idea").error == "the pattern does not match"
+    assert not parse_answer(spec(regex=r"(x)?y"), "y").ok
+
+
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [
+        ("1,234.50", 1234.5),
+        ("It is -3 degrees", -3),
+        ("2e3", 2000),
+        ("about 1.5E-2 of it", 0.015),
+        ("The total is $1,234,567.", 1234567),
+        ("42.0", 42),
+        ("−7", -7),
+        ("roughly .5", 0.5),
+        ("version v2 says 7", 7),
+        ("1,2345", 1),
+        ("(-12)", -12),
+    ],
+)
+def test_number_is_the_first_number_normalised(text: str, number: float) -> None:
+    parsed = value(spec(number=True), text)
+    assert parsed == number
+    assert type(parsed) is type(number)
+
+
+def test_number_failures() -> None:
+    assert parse_answer(spec(number=True), "none at all").error == "no number found"
+    assert not parse_answer(spec(number=True), "1e999").ok
+
+
+@given(st.integers(min_value=-(10**12), max_value=10**12))
+def test_numbers_written_with_thousands_separators_round_trip(n: int) -> None:
+    assert parse_number(f"The count is {n:,} items") == n
+
+
+@pytest.mark.parametrize(
+    ("steps", "expected"),
+    [
+        ([], "  Queens,   New York! "),
+        (["strip"], "Queens,   New York!"),
+        (["lower"], "  queens,   new york! "),
+        (["whitespace"], " Queens, New York! "),
+        (["punctuation"], "  Queens   New York "),
+        (["strip", "lower", "whitespace", "punctuation"], "queens new york"),
+        (["punctuation", "whitespace", "lower", "strip"], "queens new york"),
+    ],
+)
+def test_text_normalisations(steps: list[str], expected: str) -> None:
+    assert value(spec(text={"normalize": steps}), "  Queens,   New York! ") == expected
+
+
+def test_text_that_normalises_to_nothing_did_not_answer() -> None:
+    assert parse_answer(spec(text={"normalize": ["strip"]}), "  \n").error == "the answer is empty"
+
+
+# -- schema ----------------------------------------------------------------------------------------------
+
+
+def test_schema_failure_is_a_parse_failure_with_schema_valid_false() -> None:
+    checked = spec(json="", schema={"type": "object", "required": ["borough"]})
+    assert parse_answer(checked, '{"borough": "Queens"}') == ParsedAnswer(
+        ok=True, value='{"borough":"Queens"}', schema_valid=True
+    )
+    failed = parse_answer(checked, '{"city": "NYC"}')
+    assert (failed.ok, failed.schema_valid) == (False, False)
+    assert failed.error == "fails the schema at the top level: 'borough' is a required property"
+
+
+def test_schema_applies_to_the_pointed_value_and_to_other_parsers() -> None:
+    positive = spec(json="/n", schema={"type": "integer", "minimum": 0})
+    assert (
+        parse_answer(positive, '{"n": -1}').error
+        == "fails the schema at the top level: -1 is less than the minimum of 0"
+    )
+    nested = spec(json="", schema={"properties": {"n": {"type": "integer"}}})
+    assert parse_answer(nested, '{"n": "x"}').error == "fails the schema at /n: 'x' is not of type 'integer'"
+    enum = spec(choice=["A", "B"], schema={"enum": ["A"]})
+    assert parse_answer(enum, "B").schema_valid is False
+    assert parse_answer(spec(number=True, schema={"maximum": 10}), "7").schema_valid is True
+
+
+def test_schema_valid_is_false_when_nothing_parsed_and_none_without_schema() -> None:
+    assert parse_answer(spec(json="/n", schema={"type": "integer"}), "nothing").schema_valid is False
+    assert parse_answer(spec(json="/n"), "nothing").schema_valid is None
+
+
+# -- expected values -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected", "text"),
+    [
+        ({"json": "/borough"}, "Queens", '{"borough": "Queens"}'),
+        ({"json": "/n"}, 42, '{"n": 42.0}'),
+        ({"json": ""}, {"b": [1, 2], "a": "x"}, '{"a": "x", "b": [1.0, 2]}'),
+        ({"number": True}, 42, "The answer is 42.0"),
+        ({"number": True}, "1,234.5", "1234.50"),
+        ({"choice": ["A", "B", "C"]}, "b", "The answer is (B)"),
+        ({"choice": ["A", "B", "C"]}, "(c)", "C"),
+        ({"choice": ["yes", "no"]}, "YES", "yes"),
+        ({"regex": r"(\d+)"}, 7, "It has 7 legs"),
+        ({"regex": r"(true|false)"}, True, "that is true"),
+        ({"text": {"normalize": ["lower", "strip", "punctuation"]}}, "Queens!", " queens "),
+    ],
+)
+def test_expected_is_normalised_like_the_parsed_answer(answer: dict[str, Any], expected: Any, text: str) -> None:
+    answer_spec = spec(**answer)
+    assert normalize_expected(answer_spec, expected) == value(answer_spec, text)
+
+
+def test_expected_that_cannot_match_stays_distinct() -> None:
+    assert normalize_expected(spec(choice=["A", "B"]), "Z") == "Z"
+    assert normalize_expected(spec(json="/x"), "Queens") != normalize_expected(spec(json="/x"), "queens")
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-1000, 1000) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=10,
+)
+
+
+@given(json_values)
+def test_canonical_json_ignores_formatting_and_key_order(doc: Any) -> None:
+    reordered = json.dumps(doc, indent=2, sort_keys=False)
+    if isinstance(doc, dict):
+        reordered = json.dumps(dict(reversed(list(doc.items()))), indent=1)
+    assert canonical_json(json.loads(reordered)) == canonical_json(doc)
+    assert value(spec(json=""), f"Here:\n```json\n{reordered}\n```") == canonical_json(doc)

@@ -1,0 +1,89 @@
+"""Issue 4, what it must show 1: baseline, regression with its p-value, noise tolerated, answer flips, edits."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from tests.pipeline.conftest import RunCli, write_suite
+from tests.support.openai_server import ScriptedOpenAI
+
+Q1, Q2 = "Capital of France? Reply with A or B. (A) Paris (B) Lyon", "Is 7 prime? (A) yes (B) no"
+CASES = [
+    {"id": "capital", "prompt": Q1, "answer": {"choice": ["A", "B"]}},
+    {"id": "prime", "prompt": Q2, "answer": {"choice": ["A", "B"]}},
+]
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def run_phase(tmp_path: Path, run_cli: RunCli, capital: list[tuple[str, int]], *extra: str, cases=CASES):
+    script = {Q1: capital, Q2: [("A", 1)]}
+    with ScriptedOpenAI(script) as server:
+        suite = write_suite(tmp_path, server.base_url, cases)
+        return run_cli("run", str(suite), "--no-progress", *extra)
+
+
+def verdicts(report: dict) -> dict[str, str]:
+    return {c["id"]: c["verdict"] for c in report["cases"]}
+
+
+def test_baseline_then_regression_noise_flip_and_edit(tmp_path: Path, run_cli: RunCli) -> None:
+    baseline = tmp_path / "suite.baseline.json"
+    code, report = run_phase(tmp_path, run_cli, [("A", 1)], "--update-baseline")
+    assert code == 0 and report is not None and baseline.exists()
+    assert verdicts(report) == {"capital": "new", "prime": "new"}
+    recorded = digest(baseline)
+
+    # 6/10 against 10/10: significant after Holm, a drop of 0.4 -> regressed, exit 1.
+    code, report = run_phase(tmp_path, run_cli, [("A", 6), ("B", 4)])
+    assert code == 1 and report is not None and report["verdict"] == "fail"
+    assert verdicts(report) == {"capital": "regressed", "prime": "pass"}
+    reason = " ".join(report["cases"][0]["reasons"])
+    assert "6/10" in reason and "10/10" in reason and "p = 0.0" in reason and "Holm" in reason
+    comparison = report["cases"][0]["baseline"]
+    assert 0.02 < comparison["p_value"] < 0.022 and comparison["p_holm"] < 0.05  # 22120 / 2**20
+
+    # 9/10 against 10/10 is noise at N=10: it passes.
+    code, report = run_phase(tmp_path, run_cli, [("A", 9), ("B", 1)])
+    assert code == 0 and report is not None and verdicts(report) == {"capital": "pass", "prime": "pass"}
+
+    # A flipped answer at 10/10 is a regression although agreement did not move.
+    code, report = run_phase(tmp_path, run_cli, [("B", 1)])
+    assert code == 1 and report is not None and verdicts(report)["capital"] == "regressed"
+    assert any("answer" in r and "'B'" in r for r in report["cases"][0]["reasons"])
+
+    # An edited prompt is a new case, not compared; the report says to update the baseline.
+    edited = [{**CASES[0], "prompt": Q1 + " Think first."}, CASES[1]]
+    script = {Q1 + " Think first.": [("B", 1)], Q2: [("A", 1)]}
+    with ScriptedOpenAI(script) as server:
+        suite = write_suite(tmp_path, server.base_url, edited)
+        code, report = run_cli("run", str(suite), "--no-progress")
+    assert code == 0 and report is not None and verdicts(report) == {"capital": "new", "prime": "pass"}
+    assert any("--update-baseline" in r for r in report["cases"][0]["reasons"])
+
+    # None of the runs without --update-baseline touched the baseline file.
+    assert digest(baseline) == recorded
+
+
+def test_fail_on_modes(tmp_path: Path, run_cli: RunCli) -> None:
+    run_phase(tmp_path, run_cli, [("A", 1)], "--update-baseline")
+    assert run_phase(tmp_path, run_cli, [("A", 6), ("B", 4)], "--fail-on", "fail")[0] == 0
+    assert run_phase(tmp_path, run_cli, [("A", 6), ("B", 4)], "--fail-on", "never")[0] == 0
+    strict = [{**CASES[0], "thresholds": {"min_agreement": 1.0}}, CASES[1]]
+    assert run_phase(tmp_path, run_cli, [("A", 9), ("B", 1)], "--fail-on", "fail", cases=strict)[0] == 1
+    assert run_phase(tmp_path, run_cli, [("A", 9), ("B", 1)], "--fail-on", "never", cases=strict)[0] == 0
+
+
+def test_corrupt_baseline_is_exit_2_and_untouched(tmp_path: Path, run_cli: RunCli, capsys) -> None:
+    baseline = tmp_path / "suite.baseline.json"
+    baseline.write_text('{"schema_version": 1, "cases": {"capital": {"hash": ')
+    before = digest(baseline)
+    for extra in ((), ("--update-baseline",)):
+        code, _ = run_phase(tmp_path, run_cli, [("A", 1)], *extra)
+        assert code == 2
+        assert digest(baseline) == before
+    err = capsys.readouterr().err
+    assert str(baseline) in err and "Traceback" not in err

@@ -1,0 +1,93 @@
+"""`score` and `merge`: reports from samples files, deterministic, and shards that join exactly."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from tests.pipeline.conftest import RunCli, write_suite
+from tests.support.openai_server import ScriptedOpenAI
+
+SCRIPT = {
+    "q0": [("Queens, New York", 8), ("New York City", 2)],
+    "q1": [("Paris", 1)],
+    "q2": [("The answer is B.", 6), ("B", 3), ("A", 1)],
+    "q3": [("It will rain tomorrow.", 5), ("Tomorrow it is going to rain.", 4), ("Sunny all day.", 1)],
+    "q4": [('{"x": 1}', 7), ('{"x": 2}', 3)],
+    "q5": [("one", 1), ("two", 1), ("three", 1)],
+}
+CASES = [
+    {"id": "c0", "prompt": "q0"},
+    {"id": "c1", "prompt": "q1"},
+    {"id": "c2", "prompt": "q2", "answer": {"choice": ["A", "B"]}},
+    {"id": "c3", "prompt": "q3"},
+    {"id": "c4", "prompt": "q4", "answer": {"json": "/x"}},
+    {"id": "c5", "prompt": "q5", "thresholds": {"max_unique": 2}},
+]
+
+
+@pytest.mark.slow
+def test_scoring_shuffled_samples_gives_byte_identical_reports(tmp_path: Path, run_cli: RunCli) -> None:
+    with ScriptedOpenAI(SCRIPT) as server:
+        suite = write_suite(tmp_path, server.base_url, CASES, embedding={"enabled": True})
+        samples = tmp_path / "samples.jsonl"
+        code, _ = run_cli("run", str(suite), "--no-progress", "--samples-out", str(samples), "--no-early-stop")
+    assert code in (0, 1)
+    lines = samples.read_text().splitlines()
+    random.Random(7).shuffle(lines)
+    shuffled = tmp_path / "shuffled.jsonl"
+    shuffled.write_text("\n".join(lines) + "\n")
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    run_cli("score", str(samples), "--suite", str(suite), report=first)
+    run_cli("score", str(shuffled), "--suite", str(suite), report=second)
+    assert first.read_bytes() == second.read_bytes()
+    report = __import__("json").loads(first.read_text())
+    assert report["run"]["embedding"]["model"] == "all-MiniLM-L6-v2"
+    assert report["cases"][3]["metrics"]["cosine_min"] is not None
+
+
+def test_three_shards_merged_equal_the_unsharded_score(tmp_path: Path, run_cli: RunCli) -> None:
+    shard_reports = []
+    with ScriptedOpenAI(SCRIPT) as server:
+        suite = write_suite(tmp_path, server.base_url, CASES)
+        for k in (1, 2, 3):
+            out = tmp_path / f"shard{k}.jsonl"
+            report = tmp_path / f"shard{k}.json"
+            code, shard = run_cli(
+                "run", str(suite), "--shard", f"{k}/3", "--samples-out", str(out), "--no-progress",
+                "--no-early-stop", report=report,
+            )
+            assert shard is not None and len(shard["cases"]) == 2  # balanced: 6 cases of equal cost
+            shard_reports.append(report)
+    ids = [c["id"] for p in shard_reports for c in __import__("json").loads(p.read_text())["cases"]]
+    assert sorted(ids) == [c["id"] for c in CASES]
+    union = tmp_path / "all.jsonl"
+    union.write_text("".join((tmp_path / f"shard{k}.jsonl").read_text() for k in (1, 2, 3)))
+    unsharded, merged = tmp_path / "unsharded.json", tmp_path / "merged.json"
+    code_u, _ = run_cli("score", str(union), "--suite", str(suite), report=unsharded)
+    code_m, _ = run_cli("merge", *map(str, shard_reports), report=merged)
+    assert code_u == code_m == 1  # c5 fails max_unique
+    assert merged.read_bytes() == unsharded.read_bytes()
+
+
+def test_early_stop_saves_requests_and_keeps_the_verdict(tmp_path: Path, run_cli: RunCli) -> None:
+    script = {"vary": [(f"answer {i}", 1) for i in range(20)], "steady": [("same", 1)]}
+    cases = [
+        {"id": "vary", "prompt": "vary", "thresholds": {"max_unique": 2}},
+        {"id": "steady", "prompt": "steady"},
+    ]
+    results = {}
+    for flag in ("--early-stop", "--no-early-stop"):
+        with ScriptedOpenAI(script) as server:
+            suite = write_suite(tmp_path, server.base_url, cases, sampling={"samples": 20, "concurrency": 2})
+            code, report = run_cli("run", str(suite), "--no-progress", flag)
+            assert report is not None
+            results[flag] = (code, server.count, {c["id"]: c["verdict"] for c in report["cases"]}, report)
+    stopped, full = results["--early-stop"], results["--no-early-stop"]
+    assert stopped[0] == full[0] == 1
+    assert stopped[2] == full[2] == {"vary": "fail", "steady": "new"}
+    assert full[1] == 40 and stopped[1] <= 26  # vary stops after 3 distinct answers (+ requests in flight)
+    assert "vary" in stopped[3]["run"]["sampling"]["early_stopped"]
+    assert any("stopped early" in n for n in stopped[3]["cases"][0]["notes"])

@@ -1,0 +1,222 @@
+"""The command provider against real subprocesses (tiny Python scripts and coreutils)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from stabilitygate.errors import BadInput
+from stabilitygate.providers import command as command_module
+from stabilitygate.providers.command import CommandProvider
+from stabilitygate.providers.interface import Completion, FatalProviderError, ProviderError, Request
+from stabilitygate.suite.model import ProviderConfig
+
+PY = sys.executable
+
+
+def request(index: int = 0, *, prompt: str = "hello", system: str | None = None, **params: Any) -> Request:
+    messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": prompt}]
+    return Request(
+        case_id="case-1",
+        index=index,
+        messages=tuple(messages),
+        model="tiny-model",
+        params=params,
+        idempotency_key=f"case-1:{index}",
+    )
+
+
+def provider(timeout_s: float = 10, environ: dict[str, str] | None = None, **config: Any) -> CommandProvider:
+    return CommandProvider(ProviderConfig(type="command", **config), environ=environ, timeout_s=timeout_s)
+
+
+def complete(p: CommandProvider, req: Request | None = None) -> Completion:
+    return asyncio.run(p.complete(req or request()))
+
+
+def failure(p: CommandProvider, req: Request | None = None) -> ProviderError:
+    with pytest.raises(ProviderError) as info:
+        complete(p, req)
+    return info.value
+
+
+def test_stdin_mode_sends_the_last_user_message_and_strips_one_trailing_newline() -> None:
+    script = "import sys; text = sys.stdin.read(); print(repr(text)); print(text.upper())"
+    done = complete(provider(command=[PY, "-c", script]), request(prompt="what is 2+2?", system="be terse"))
+    assert done.text == "'what is 2+2?'\nWHAT IS 2+2?"
+    assert done.model == "tiny-model"
+    assert done.fingerprint is None
+    assert CommandProvider.has_fingerprint is False
+
+
+def test_only_one_trailing_newline_is_stripped() -> None:
+    done = complete(provider(command=[PY, "-c", "import sys; sys.stdout.write('a\\n\\n')"]))
+    assert done.text == "a\n"
+
+
+def test_json_mode_sends_the_whole_request() -> None:
+    script = "import sys, json; print(json.dumps(json.load(sys.stdin), sort_keys=True))"
+    p = provider(command=[PY, "-c", script], input="json")
+    done = complete(p, request(3, prompt="Q?", system="S", temperature=0, seed=7))
+    assert json.loads(done.text) == {
+        "case_id": "case-1",
+        "idempotency_key": "case-1:3",
+        "messages": [{"role": "system", "content": "S"}, {"role": "user", "content": "Q?"}],
+        "model": "tiny-model",
+        "params": {"seed": 7, "temperature": 0},
+        "sample_index": 3,
+    }
+
+
+def test_the_request_is_also_described_in_the_environment() -> None:
+    script = "import os; print(os.environ['STABILITYGATE_SAMPLE_INDEX'], os.environ['STABILITYGATE_CASE_ID'])"
+    done = complete(provider(command=[PY, "-c", script]), request(5))
+    assert done.text == "5 case-1"
+
+
+def test_environ_given_to_the_provider_is_the_childs_environment() -> None:
+    env = {**os.environ, "GREETING": "bonjour"}
+    done = complete(provider(environ=env, command=[PY, "-c", "import os; print(os.environ['GREETING'])"]))
+    assert done.text == "bonjour"
+
+
+def test_no_shell_by_default_so_a_semicolon_stays_literal(tmp_path: Path) -> None:
+    marker = tmp_path / "injected"
+    done = complete(provider(command=["echo", f"hi; touch {marker}"]))
+    assert done.text == f"hi; touch {marker}"
+    assert not marker.exists()
+
+
+def test_a_string_without_shell_is_split_like_a_shell_would_but_not_run_by_one(tmp_path: Path) -> None:
+    marker = tmp_path / "injected"
+    done = complete(provider(command=f"{PY} -c 'import sys; print(sys.argv[1:])' ';' 'touch {marker}'"))
+    assert done.text == f"[';', 'touch {marker}']"
+    assert not marker.exists()
+
+
+def test_shell_true_runs_the_string_through_the_shell() -> None:
+    done = complete(provider(command="echo $((1 + 2)) | tr 3 X", shell=True))
+    assert done.text == "X"
+
+
+def test_a_timeout_kills_the_command_and_its_children(tmp_path: Path) -> None:
+    pid_file = tmp_path / "child.pid"
+    script = (
+        "import subprocess, sys, time\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+        f"open({str(pid_file)!r}, 'w').write(str(child.pid))\n"
+        "time.sleep(60)\n"
+    )
+    started = time.monotonic()
+    error = failure(provider(timeout_s=1.0, command=[PY, "-c", script]))
+    assert time.monotonic() - started < 10
+    assert error.kind == "timeout"
+    assert error.retryable is True
+    assert "timed out after 1 s" in str(error)
+    child = int(pid_file.read_text())
+    assert _gone(child), f"child {child} survived the timeout"
+
+
+def _gone(pid: int) -> bool:
+    """True once `pid` is dead (a zombie waiting for a reaper counts as dead)."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+        if state in ("Z", "X"):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_nonzero_exit_reports_the_last_stderr_line_and_is_not_retryable() -> None:
+    script = "import sys; sys.stderr.write('loading\\nfatal: no such model\\n\\n'); sys.exit(2)"
+    error = failure(provider(command=[PY, "-c", script]))
+    assert not isinstance(error, FatalProviderError)
+    assert error.retryable is False
+    assert error.kind == "exit_2"
+    assert str(error) == "command exited with status 2: fatal: no such model"
+
+
+def test_exit_75_tempfail_is_retryable() -> None:
+    error = failure(provider(command=[PY, "-c", "import sys; sys.exit(75)"]))
+    assert error.retryable is True
+    assert error.kind == "exit_75"
+
+
+def test_a_key_echoed_on_stderr_is_redacted() -> None:
+    env = {**os.environ, "MY_KEY": "sk-very-secret-123"}
+    script = "import os, sys; sys.stderr.write('bad key ' + os.environ['MY_KEY']); sys.exit(1)"
+    error = failure(provider(environ=env, api_key_env="MY_KEY", command=[PY, "-c", script]))
+    assert "sk-very-secret-123" not in str(error)
+    assert "bad key ***" in str(error)
+
+
+def test_a_missing_program_is_fatal() -> None:
+    error = failure(provider(command=["/nonexistent/model-cli", "--flag"]))
+    assert isinstance(error, FatalProviderError)
+    assert "/nonexistent/model-cli" in str(error)
+
+
+def test_stdout_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(command_module, "MAX_STDOUT_BYTES", 1000)
+    error = failure(provider(command=[PY, "-c", "import sys; sys.stdout.write('x' * 200_000)"]))
+    assert error.kind == "too_large"
+    assert error.retryable is False
+
+
+def test_a_command_that_ignores_a_large_stdin_still_answers() -> None:
+    done = complete(provider(command=["echo", "fine"]), request(prompt="y" * 2_000_000))
+    assert done.text == "fine"
+
+
+def test_invalid_utf8_is_replaced_not_fatal() -> None:
+    done = complete(provider(command=[PY, "-c", "import sys; sys.stdout.buffer.write(b'ok \\xff')"]))
+    assert done.text == "ok \ufffd"
+
+
+def test_samples_run_concurrently_and_independently() -> None:
+    script = "import os, time; time.sleep(0.3); print('sample', os.environ['STABILITYGATE_SAMPLE_INDEX'])"
+    p = provider(command=[PY, "-c", script])
+
+    async def many() -> list[Completion]:
+        return await asyncio.gather(*(p.complete(request(i)) for i in range(6)))
+
+    started = time.monotonic()
+    done = asyncio.run(many())
+    assert [c.text for c in done] == [f"sample {i}" for i in range(6)]
+    assert time.monotonic() - started < 6 * 0.3 + 1.5  # overlapped, not one after another
+
+
+@pytest.mark.parametrize("command", [[], "", "   "])
+def test_an_empty_command_is_bad_input(command: Any) -> None:
+    with pytest.raises(BadInput, match="expected a program"):
+        provider(command=command)
+
+
+def test_an_unsplittable_string_is_bad_input() -> None:
+    with pytest.raises(BadInput, match="cannot split"):
+        provider(command="echo 'unterminated")
+
+
+def test_a_grandchild_that_left_the_group_cannot_hang_the_sample(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(command_module, "REAP_WAIT_S", 0.3)
+    # The grandchild starts its own session (out of reach of the group kill) and keeps stdout open.
+    script = (
+        "import subprocess, sys, time\n"
+        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(4)'], start_new_session=True)\n"
+        "time.sleep(60)\n"
+    )
+    started = time.monotonic()
+    error = failure(provider(timeout_s=0.5, command=[PY, "-c", script]))
+    assert error.kind == "timeout"
+    assert time.monotonic() - started < 3

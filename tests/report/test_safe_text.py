@@ -1,0 +1,107 @@
+"""Untrusted model text made inert for GitHub-flavoured Markdown, checked with GitHub's own renderer."""
+
+from __future__ import annotations
+
+import html
+
+import cmarkgfm
+import pytest
+from cmarkgfm.cmark import Options
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from stabilitygate.report.safe_text import ZWJ, bar, cell, clean, fence, html_text, inline, marker_name, no_pings
+
+EXTENSIONS = ["table", "autolink", "strikethrough", "tasklist"]  # tagfilter left out on purpose
+
+
+def render(markdown: str) -> str:
+    """GitHub's cmark fork with raw HTML let through: whatever we fail to escape would show."""
+    return cmarkgfm.markdown_to_html_with_extensions(markdown, options=Options.CMARK_OPT_UNSAFE, extensions=EXTENSIONS)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["plain", "a ``` b", "````", "```\n</details>\n```", "`x` and ``y``", "", "ends with `", "\n\n```python\n"],
+)
+def test_fence_holds_any_backtick_run(text: str) -> None:
+    rendered = render(fence(text))
+    assert rendered.count("<pre>") == 1
+    body = rendered.split("<code", 1)[1].split(">", 1)[1].rsplit("</code></pre>", 1)[0]
+    assert html.unescape(body) == (text if text.endswith("\n") or not text else text + "\n")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("`~ \nab<>/&|@")), max_size=60))
+def test_fence_property(text: str) -> None:
+    rendered = render(fence(text) + "\n\nafter")
+    assert rendered.count("<pre>") == 1 and rendered.rstrip().endswith("<p>after</p>")
+
+
+def test_inline_keeps_html_as_text() -> None:
+    for hostile in ("<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "</details><details open>"):
+        rendered = render(inline(hostile))
+        assert "<script" not in rendered and "<img" not in rendered and "<details" not in rendered
+        assert html.unescape(rendered).strip() == f"<p>{hostile}</p>"
+
+
+def test_inline_neutralises_markdown_syntax() -> None:
+    rendered = render("- " + inline("# **bold** [link](http://x) ~~gone~~ `code` $x$ | _i_"))
+    for tag in ("<h1", "<strong", "<a ", "<del", "<code", "<em"):
+        assert tag not in rendered
+    assert render(inline("1. not a list")).startswith("<p>1. not a list")
+    assert "<li>" not in render(inline("- not a list"))
+
+
+def test_urls_in_model_text_are_not_links() -> None:
+    rendered = render(inline("see https://evil.example/login or www.evil.example"))
+    assert "<a " not in rendered
+    assert "https://evil.example/login or www.evil.example" in rendered
+
+
+def test_cell_cannot_break_the_table() -> None:
+    table = "| a | b |\n| --- | --- |\n| " + cell("x | y\nz") + " | ok |\n"
+    rendered = render(table)
+    assert rendered.count("<td>") == 2 and "ok</td>" in rendered
+    assert "x | y ⏎ z" in html.unescape(rendered)
+
+
+def test_cell_is_short() -> None:
+    assert len(cell("x" * 500)) == 81 and cell("x" * 500).endswith("…")
+
+
+def test_mentions_and_issue_references_cannot_ping() -> None:
+    assert no_pings("@org/team and @bob, see #12") == f"@{ZWJ}org/team and @{ZWJ}bob, see #{ZWJ}12"
+    assert "@org/team" not in render(inline("cc @org/team"))
+    assert "@org" not in html_text("@org")
+    assert "#12" not in html.unescape(render(inline("fixes #12")))
+
+
+def test_clean_removes_controls_and_bidi_overrides() -> None:
+    assert clean("a\x00b\x1b[31mc\r\nd\re\u202eevil\ud800") == "ab[31mc\nd\ne\ufffdevil\ufffd"
+    assert clean("tab\tkept\n") == "tab\tkept\n"
+
+
+def test_html_text_escapes_for_summary_elements() -> None:
+    assert html_text('<b a="1">x</b>') == "&lt;b a=&quot;1&quot;&gt;x&lt;/b&gt;"
+
+
+@pytest.mark.parametrize(
+    ("count", "total", "shown"),
+    [
+        (8, 10, "████████░░ 8/10"),
+        (10, 10, "██████████ 10/10"),
+        (0, 10, "░░░░░░░░░░ 0/10"),
+        (1, 100, "█░░░░░░░░░ 1/100"),
+        (99, 100, "█████████░ 99/100"),
+        (0, 0, "░░░░░░░░░░ 0/0"),
+    ],
+)
+def test_bar(count: int, total: int, shown: str) -> None:
+    assert bar(count, total) == shown
+
+
+def test_marker_name_cannot_end_the_comment() -> None:
+    assert marker_name("checkout assistant") == "checkout-assistant"
+    assert marker_name("a -->b<!--") == "a-b"
+    assert "--" not in marker_name("x--y") and marker_name("!!!") == "suite"

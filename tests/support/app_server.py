@@ -1,0 +1,205 @@
+"""A small application on loopback: an answering service with a cache keyed on the idempotency key.
+
+It stands in for "the team's own application" that the `http` provider measures. Its "model" is
+deliberately non-deterministic: every cache miss gives a new answer ("Answer #3 to: ..."), a hit
+gives the cached one. So a suite that sends the same key on every sample sees one unique
+completion, and per-sample keys see as many as there were samples.
+
+Python use::
+
+    from tests.support.app_server import AnswerApp
+
+    with AnswerApp(token="app-secret") as app:
+        app.url("/v1/answer")   # "http://127.0.0.1:PORT/v1/answer"
+        app.misses, app.hits    # how often the "model" ran / the cache answered
+        app.requests            # [Received(method, path, headers, body)]
+
+Routes (all answers are JSON):
+
+- ``POST /v1/answer`` with ``{"question": ..., "idempotency_key": ...}`` (``prompt`` is accepted for
+  ``question``; the key may also come as an ``Idempotency-Key`` header) ->
+  ``{"data": {"answer": TEXT, "cached": BOOL}, "request_id": N}``; 422 without a question.
+- ``GET /v1/answer?question=...&idempotency_key=...``: the same.
+- ``POST /v1/structured``: ``{"data": {"answer": {"borough": "Queens", "n": 1}}}``: a non-string answer.
+- ``POST /v1/unavailable``: 503 with ``Retry-After: 0``.
+- ``POST /v1/html``: 200 with an HTML page (not JSON).
+
+With ``token`` set, every route needs ``Authorization: Bearer TOKEN`` (401 otherwise).
+
+As a process::
+
+    python -m tests.support.app_server --port 0 [--token TOKEN]
+
+prints its base URL as the first line of stdout and serves until SIGTERM or SIGINT.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+import urllib.parse
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Received:
+    method: str
+    path: str
+    headers: Mapping[str, str]  # lower-cased names
+    body: Any  # the parsed JSON body, or the query parameters of a GET
+
+
+class AnswerApp:
+    """The application; a context manager that starts it in a background thread."""
+
+    def __init__(self, *, token: str | None = None, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.token = token
+        self._lock = threading.Lock()
+        self._cache: dict[str, str] = {}
+        self._requests: list[Received] = []
+        self.misses = 0
+        self.hits = 0
+        self._server = _Server((host, port), _handler_for(self))
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> AnswerApp:
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="answer-app", daemon=True)
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> AnswerApp:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def url(self, path: str) -> str:
+        return self.base_url + path
+
+    @property
+    def requests(self) -> list[Received]:
+        with self._lock:
+            return list(self._requests)
+
+    # ---- the application
+
+    def handle(self, method: str, path: str, headers: Mapping[str, str], body: Any) -> tuple[int, Any, dict[str, str]]:
+        """(status, JSON payload or raw text, extra headers) for one request."""
+        with self._lock:
+            self._requests.append(Received(method, path, dict(headers), body))
+            number = len(self._requests)
+        if self.token is not None and headers.get("authorization") != f"Bearer {self.token}":
+            return 401, {"error": "missing or wrong bearer token"}, {}
+        route = urllib.parse.urlsplit(path).path
+        if route == "/v1/unavailable":
+            return 503, {"error": "the model is warming up"}, {"Retry-After": "0"}
+        if route == "/v1/html":
+            return 200, "<html><body>maintenance</body></html>", {}
+        if route == "/v1/structured":
+            return 200, {"data": {"answer": {"n": 1, "borough": "Queens"}}}, {}
+        if route != "/v1/answer":
+            return 404, {"error": f"no route {route}"}, {}
+        fields = body if isinstance(body, dict) else {}
+        question = fields.get("question") or fields.get("prompt")
+        if not isinstance(question, str) or not question:
+            return 422, {"error": "`question` is required"}, {}
+        key = fields.get("idempotency_key") or headers.get("idempotency-key")
+        answer, cached = self._answer(question, key if isinstance(key, str) and key else None)
+        return 200, {"data": {"answer": answer, "cached": cached}, "request_id": number}, {}
+
+    def _answer(self, question: str, key: str | None) -> tuple[str, bool]:
+        with self._lock:
+            if key is not None and key in self._cache:
+                self.hits += 1
+                return self._cache[key], True
+            self.misses += 1
+            answer = f"Answer #{self.misses} to: {question}"
+            if key is not None:
+                self._cache[key] = answer
+            return answer, False
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = 128
+    allow_reuse_address = True
+
+
+def _handler_for(app: AnswerApp) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet tests
+            return
+
+        def do_GET(self) -> None:
+            query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+            self._respond("GET", {k: v[-1] for k, v in query.items()})
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                body: Any = json.loads(raw) if raw else None
+            except ValueError:
+                body = None
+            self._respond("POST", body)
+
+        def _respond(self, method: str, body: Any) -> None:
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            status, payload, extra = app.handle(method, self.path, headers, body)
+            is_text = isinstance(payload, str)
+            data = payload.encode() if is_text else json.dumps(payload).encode()
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "text/html" if is_text else "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for name, value in extra.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True
+
+    return Handler
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.support.app_server")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--token", default=None, help="require Authorization: Bearer TOKEN")
+    args = parser.parse_args(argv)
+    app = AnswerApp(token=args.token, host=args.host, port=args.port)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    with app:
+        print(app.base_url, flush=True)
+        stop.wait()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
