@@ -200,14 +200,17 @@ def outputs(path):
     return found
 
 report = json.load(open(os.path.join(ws, ".stabilitygate", "report.json"), encoding="utf-8"))
-check(report["verdict"] == "pass" and report["exit_code"] == 0, "run 2 report: verdict pass, exit_code 0")
+# update-baseline records the run and exits 0 whatever the verdict (the failing case stays "fail").
+check(report["exit_code"] == 0 and report["run"]["baseline"]["status"] == "updated",
+      "run 2 report: exit_code 0, baseline updated")
 out_pr = outputs(os.path.join(commands, "set_output_pr"))
 check(out_pr.get("verdict") == "fail", f"run 1 output verdict=fail ({out_pr.get('verdict')!r})")
 check(out_pr.get("failed-cases") == "wobbly", f"run 1 output failed-cases=wobbly ({out_pr.get('failed-cases')!r})")
 check(out_pr.get("report-json") == ".stabilitygate/report.json", "run 1 output report-json")
 check(out_pr.get("report-markdown") == ".stabilitygate/report.md", "run 1 output report-markdown")
 out_base = outputs(os.path.join(commands, "set_output_baseline"))
-check(out_base.get("verdict") == "pass" and out_base.get("failed-cases") == "", "run 2 outputs: pass, no failed cases")
+check(out_base.get("verdict") == report["verdict"] and out_base.get("failed-cases") == "wobbly",
+      "run 2 outputs: the report's verdict and failed cases")
 summary = open(os.path.join(commands, "step_summary_pr"), encoding="utf-8").read()
 check(summary.startswith("<!-- stabilitygate:smoke -->"), "run 1 step summary is the Markdown report")
 check("wobbly" in summary, "run 1 step summary names the failing case")
@@ -219,14 +222,14 @@ for name in ("pr.log", "baseline.log"):
     text = open(os.path.join(work, name), encoding="utf-8").read()
     leaks = [l for l in text.splitlines() if (token in l or api_key in l) and not l.startswith("::add-mask::")]
     check(not leaks, f"{name}: secrets only in ::add-mask:: lines")
-for root, dirs, files in os.walk(ws):
-    for entry in dirs + files:
-        path = os.path.join(root, entry)
-        data = open(path, "rb").read() if os.path.isfile(path) else b""
-        check(token.encode() not in data and api_key.encode() not in data, f"no secret in {os.path.relpath(path, ws)}")
-for name in os.listdir(commands):
-    data = open(os.path.join(commands, name), "rb").read()
-    check(token.encode() not in data and api_key.encode() not in data, f"no secret in {name}")
+leaked = []
+for base in (ws, commands):
+    for root, dirs, files in os.walk(base):
+        for entry in files:
+            data = open(os.path.join(root, entry), "rb").read()
+            if token.encode() in data or api_key.encode() in data:
+                leaked.append(os.path.join(root, entry))
+check(not leaked, f"no secret in any file of the workspace or the runner's file commands {leaked}")
 wrong = []
 for root, dirs, files in os.walk(ws):
     for entry in [root] + [os.path.join(root, e) for e in dirs + files]:

@@ -13,7 +13,7 @@ from stabilitygate.suite.model import ResolvedCase
 def _share(flags: Sequence[Any]) -> float | None:
     """Share of True among the measured values (None entries: the case could not say)."""
     known = [bool(f) for f in flags if f is not None]
-    return rounded(sum(known) / len(known)) if known else None
+    return sum(known) / len(known) if known else None
 
 
 def suite_summary(measurements: Sequence[CaseMeasurement], cases: Sequence[ResolvedCase]) -> dict[str, Any]:
@@ -24,9 +24,9 @@ def suite_summary(measurements: Sequence[CaseMeasurement], cases: Sequence[Resol
     best = _share([m.metrics.get("any_correct") for m in with_expected])
     worst = _share([m.metrics.get("all_correct") for m in with_expected])
     return {
-        "tar_raw": _share([m.metrics.get("tar_raw") for m in measurements]),
-        "tar_parsed": _share([m.metrics.get("tar_parsed") for m in with_parser]),
-        "best_possible_accuracy": best,
-        "worst_possible_accuracy": worst,
+        "tar_raw": rounded(_share([m.metrics.get("tar_raw") for m in measurements])),
+        "tar_parsed": rounded(_share([m.metrics.get("tar_parsed") for m in with_parser])),
+        "best_possible_accuracy": rounded(best),
+        "worst_possible_accuracy": rounded(worst),
         "accuracy_spread": None if best is None or worst is None else rounded(best - worst),
     }

@@ -1,0 +1,157 @@
+"""The `local` provider: params, errors, completions from the bundled SmolLM2, engine sharing."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from stabilitygate.providers.interface import Completion, FatalProviderError, Request
+from stabilitygate.providers.local import LocalParams, LocalProvider, parse_params
+from stabilitygate.providers.local_engine import acquire_engine, load_model, release_engine, resolve_model_source
+from stabilitygate.suite.model import ProviderConfig
+
+
+def _request(case_id: str, index: int, text: str, params: Mapping[str, Any] | None = None) -> Request:
+    return Request(
+        case_id=case_id,
+        index=index,
+        messages=({"role": "user", "content": text},),
+        model=None,
+        params=params or {},
+        idempotency_key=f"{case_id}:{index}",
+    )
+
+
+def test_params_default_to_greedy_with_64_tokens_in_batches_of_8() -> None:
+    assert parse_params({}) == LocalParams(temperature=0.0, top_p=1.0, max_tokens=64, seed=None, max_batch=8)
+    assert parse_params({"temperature": 0.7, "top_p": 0.9, "max_tokens": 5, "seed": 3, "max_batch": 2}) == (
+        LocalParams(temperature=0.7, top_p=0.9, max_tokens=5, seed=3, max_batch=2)
+    )
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"response_format": {}}, "does not understand params response_format"),
+        ({"temperature": -1}, "temperature must be >= 0"),
+        ({"temperature": "hot"}, "temperature must be a number"),
+        ({"top_p": 0}, r"top_p must be in \(0, 1\]"),
+        ({"max_tokens": 0}, "max_tokens must be a positive integer"),
+        ({"max_batch": True}, "max_batch must be a positive integer"),
+        ({"seed": 1.5}, "seed must be an integer"),
+    ],
+)
+def test_unusable_params_are_fatal_and_named(params: dict[str, Any], message: str) -> None:
+    with pytest.raises(FatalProviderError, match=message) as raised:
+        parse_params(params)
+    assert raised.value.kind == "bad_params"
+
+
+def test_constructing_the_provider_imports_no_torch() -> None:
+    code = (
+        "import sys\n"
+        "from stabilitygate.providers.local import LocalProvider\n"
+        "from stabilitygate.suite.model import ProviderConfig\n"
+        "provider = LocalProvider(ProviderConfig(type='local'), environ={}, timeout_s=5)\n"
+        "assert provider.has_fingerprint\n"
+        "print('torch' in sys.modules, 'transformers' in sys.modules)\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "False"]
+
+
+def test_a_missing_model_file_fails_the_request_as_fatal(tmp_path: Path) -> None:
+    provider = LocalProvider(ProviderConfig(type="local", model=str(tmp_path / "nope.gguf")))
+
+    async def main() -> None:
+        try:
+            await provider.complete(_request("c", 0, "hi"))
+        finally:
+            await provider.aclose()
+
+    with pytest.raises(FatalProviderError, match=r"nope\.gguf"):
+        asyncio.run(main())
+
+
+@pytest.fixture(scope="module")
+def loaded() -> Iterator[None]:
+    load_model(resolve_model_source(None))  # once per process, shared with the engine tests
+    yield
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("loaded")
+def test_a_completion_carries_model_fingerprint_usage_and_finish_reason() -> None:
+    provider = LocalProvider(ProviderConfig(type="local", params={"max_tokens": 5}))
+
+    async def main() -> Completion:
+        try:
+            return await provider.complete(_request("capital", 0, "What is the capital of Italy?"))
+        finally:
+            await provider.aclose()
+
+    completion = asyncio.run(main())
+    assert completion.text
+    assert completion.model == "SmolLM2-135M-Instruct.Q4_1"
+    assert completion.fingerprint is not None and completion.fingerprint.startswith("local_")
+    assert completion.usage is not None
+    assert completion.usage["prompt_tokens"] > 10
+    assert 1 <= completion.usage["completion_tokens"] <= 5
+    assert completion.finish_reason in {"stop", "length"}
+    assert completion.finish_reason == "stop" or completion.usage["completion_tokens"] == 5
+    assert completion.extra["batch_size"] == 1
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("loaded")
+def test_two_cases_providers_share_one_engine_and_its_batches() -> None:
+    first = LocalProvider(ProviderConfig(type="local", params={"max_tokens": 4}))
+    second = LocalProvider(ProviderConfig(type="local", params={"max_tokens": 6}))
+    source = resolve_model_source(None)
+
+    async def main() -> list[Completion]:
+        engine = acquire_engine(source)  # watch the engine both providers will use
+        try:
+            blocker = asyncio.create_task(first.complete(_request("warm", 0, "Describe a river.", {"max_tokens": 16})))
+            while not engine.batch_sizes:
+                await asyncio.sleep(0.005)
+            # Queued behind the running request, both cases' samples land in one batch.
+            mixed = [first.complete(_request("a", i, "Name an animal.")) for i in range(3)]
+            mixed += [second.complete(_request("b", i, "Name a city.")) for i in range(3)]
+            results = await asyncio.gather(*mixed)
+            await blocker
+            assert engine.batch_sizes == [1, 6]
+            return results
+        finally:
+            await first.aclose()
+            await second.aclose()
+            await release_engine(engine)
+
+    results = asyncio.run(main())
+    assert [c.extra["batch_size"] for c in results] == [6] * 6
+    assert all(c.usage is not None and c.usage["completion_tokens"] <= 4 for c in results[:3])
+    assert all(c.usage is not None and c.usage["completion_tokens"] <= 6 for c in results[3:])
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("loaded")
+def test_a_seed_makes_each_sample_index_reproducible() -> None:
+    provider = LocalProvider(ProviderConfig(type="local", params={"temperature": 1.2, "seed": 11, "max_tokens": 8}))
+
+    async def main() -> list[str]:
+        try:
+            return [(await provider.complete(_request("s", i, "Invent a word."))).text for i in (0, 0, 1)]
+        finally:
+            await provider.aclose()
+
+    again, same, other_index = asyncio.run(main())
+    assert again == same
+    assert other_index != same
