@@ -60,8 +60,8 @@ RUN site=/opt/venv/lib/python3.11/site-packages; \
     strip --strip-unneeded "${site}"/torch/lib/libtorch_cpu.so "${site}"/torch/lib/libtorch_python.so
 # Bytecode only for the modules a run imports (the gate, the embedding path, the local model's
 # classes), written by importing them once: runs start fast without bytecode for all of torch.
-RUN STABILITYGATE_CACHE_DIR=off /opt/venv/bin/python -c " \
-import stabilitygate.cli, stabilitygate.github.action, stabilitygate.pipeline.run; \
+RUN STABILITYGATE_CACHE_DIR=off /opt/venv/bin/python -c "import stabilitygate.cli, stabilitygate.pipeline.run; \
+import stabilitygate.github.action; \
 import gguf, transformers.models.llama.modeling_llama; \
 from transformers import AutoModelForCausalLM, AutoTokenizer; \
 from stabilitygate.measure.embedder import Embedder; \

@@ -27,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from stabilitygate.measure.case import measure_case
+from stabilitygate.measure.case import embed_ahead, measure_case
 from stabilitygate.samples import Sample
 from stabilitygate.suite.model import AnswerSpec, Message, ProviderConfig, ResolvedCase, Thresholds
 
@@ -138,8 +138,12 @@ def read_samples(path: Path) -> dict[str, list[Sample]]:
     return by_case
 
 
-def score(cases: Sequence[ResolvedCase], by_case: dict[str, list[Sample]], embedder: Any) -> float:
+def score(
+    cases: Sequence[ResolvedCase], by_case: dict[str, list[Sample]], embedder: Any, *, ahead: bool = False
+) -> float:
     started = time.perf_counter()
+    if ahead and embedder is not None:
+        embed_ahead(embedder, (s for group in by_case.values() for s in group))
     for case in cases:
         measure_case(case, by_case[case.id], embedder=embedder)
     return time.perf_counter() - started
@@ -172,7 +176,7 @@ def bench_without_embeddings(workdir: Path, total: int, samples: int) -> None:
     print(f"  process peak RSS so far (interpreter and libraries included): {rss:.0f} MiB")
 
 
-def bench_with_embeddings(workdir: Path, n_cases: int, samples: int) -> None:
+def bench_with_embeddings(workdir: Path, n_cases: int, samples: int, *, ahead: bool) -> None:
     from stabilitygate.measure.embedder import Embedder
 
     path = workdir / "samples-semantic.jsonl"
@@ -184,13 +188,15 @@ def bench_with_embeddings(workdir: Path, n_cases: int, samples: int) -> None:
     embedder.embed(["load the model before timing"])
     load_s = time.perf_counter() - started
     model_before = embedder.seconds_in_model
-    elapsed = score(cases, by_case, embedder)
+    elapsed = score(cases, by_case, embedder, ahead=ahead)
     in_model = embedder.seconds_in_model - model_before
     total = n_cases * samples
     distinct = sum(len({s.text for s in group}) for group in by_case.values())
-    print(f"\n{total:,} samples with embeddings ({n_cases:,} cases x {samples}, {distinct:,} distinct texts):")
+    how = "all distinct texts embedded ahead (embed_ahead)" if ahead else "embedded case by case"
+    print(f"\n{total:,} samples with embeddings ({n_cases:,} cases x {samples}, {distinct:,} distinct texts, {how}):")
     print(f"  model load (once, not in the figures below): {load_s:.1f} s")
     print(f"  texts run through the model: {embedder.texts_embedded - 1:,} ({in_model:.1f} s in forward passes)")
+    print(f"  per text: {in_model / max(embedder.texts_embedded - 1, 1) * 1000:.1f} ms in the model")
     print(f"  scoring: {elapsed:.1f} s, {total / elapsed:,.0f} samples/s")
     print(
         f"  share of the time outside the embedding model (gate's own work): {(elapsed - in_model) / elapsed:.1%}"
@@ -204,13 +210,16 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=20)
     parser.add_argument("--big", type=int, default=100_000, help="samples scored without embeddings")
     parser.add_argument("--no-semantic", action="store_true", help="skip the part that loads the model")
+    parser.add_argument(
+        "--per-case", action="store_true", help="let measure_case embed each case's texts (no embed_ahead)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-scoring-") as tmp:
         workdir = Path(tmp)
         # Without embeddings first, so peak RSS is not the model's.
         bench_without_embeddings(workdir, args.big, args.samples)
         if not args.no_semantic:
-            bench_with_embeddings(workdir, args.cases, args.samples)
+            bench_with_embeddings(workdir, args.cases, args.samples, ahead=not args.per_case)
 
 
 if __name__ == "__main__":

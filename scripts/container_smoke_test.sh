@@ -90,19 +90,27 @@ cat >"$WORK/script.json" <<JSON
   "api_key": "$API_KEY"
 }
 JSON
-start_server() { # MODULE ARGS... -> prints the URL the server printed
-  local out="$WORK/$1.out"
-  "$PY" -m "$@" >"$out" 2>"$WORK/$1.err" &
+start_server() { # NAME MODULE ARGS...: in the background, from this shell so that cleanup can end it
+  local name="$1"
+  shift
+  "$PY" -m "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
   PIDS+=($!)
+}
+server_url() { # NAME -> the URL the server printed first
   for _ in $(seq 1 100); do
-    if [ -s "$out" ]; then head -n 1 "$out"; return 0; fi
+    if [ -s "$WORK/$1.out" ]; then
+      head -n 1 "$WORK/$1.out"
+      return 0
+    fi
     sleep 0.1
   done
   cat "$WORK/$1.err" >&2
   fail "$1 did not start"
 }
-MODEL_URL="$(start_server tests.support.openai_server --host 127.0.0.1 --port 0 --script "$WORK/script.json")"
-API_URL="$(start_server tests.support.github_server --host 127.0.0.1 --port 0 --token "$TOKEN" --pr 7 --existing 120)"
+start_server model tests.support.openai_server --host 127.0.0.1 --port 0 --script "$WORK/script.json"
+start_server github tests.support.github_server --host 127.0.0.1 --port 0 --token "$TOKEN" --pr 7 --existing 120
+MODEL_URL="$(server_url model)"
+API_URL="$(server_url github)"
 say "model at $MODEL_URL, GitHub API at $API_URL"
 
 # ---- 4. a workspace owned by someone else than root, as on a runner

@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from scipy.stats import boschloo_exact, hypergeom
-
 #: Boschloo's cost grows with (n1 + 1) * (n2 + 1) tables (N = 300 takes ~0.4 s, N = 1000 ~11 s).
 #: Past this size Fisher's exact test is used: still exact (conservative), and at such N the two
 #: differ little.
@@ -57,6 +55,8 @@ def _boschloo_greater(k_base: int, n_base: int, k_cur: int, n_cur: int) -> float
     # scipy reads each COLUMN as one binomial experiment: column 0 the baseline, column 1 now.
     # (Passing the runs as rows tests a different model and understates p: 0.017 instead of
     # 0.021 for 10/10 against 6/10.)
+    from scipy.stats import boschloo_exact  # 2 s to import: only when a case is compared
+
     table = [[k_base, k_cur], [n_base - k_base, n_cur - k_cur]]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -69,6 +69,8 @@ def _fisher_greater(k_base: int, n_base: int, k_cur: int, n_cur: int) -> float:
     if _no_evidence(k_base, n_base, k_cur, n_cur):
         return 1.0
     # Conditional on k_base + k_cur successes in all: P(baseline holds at least k_base of them).
+    from scipy.stats import hypergeom
+
     total, successes = n_base + n_cur, k_base + k_cur
     return _clip(float(hypergeom.sf(k_base - 1, total, successes, n_base)))
 

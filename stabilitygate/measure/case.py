@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from stabilitygate.measure.agreement import (
@@ -128,6 +128,18 @@ def _diagnostics(
     if advice is not None:
         diagnostics["suggestion"] = advice
     return diagnostics
+
+
+def embed_ahead(embedder: TextEmbedder, samples: Iterable[Sample]) -> int:
+    """Embed every distinct successful text of a run in one call, so the model sees full batches.
+
+    measure_case embeds one case's few distinct texts at a time; calling this first with all the run's
+    samples lets those calls find every vector in the embedder's memory. Returns the number of texts.
+    """
+    distinct = sorted({s.text for s in samples if s.text is not None})
+    if distinct:
+        embedder.embed(distinct)
+    return len(distinct)
 
 
 def measure_case(

@@ -37,6 +37,15 @@ _INSTALL_HINT = (
 )
 
 
+def _model_text(text: str) -> str:
+    """The text as the tokenizer can take it: lone surrogates (possible in JSON input) become '?'."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+
 class TextEmbedder(Protocol):
     """What measuring needs from an embedder (Embedder is the real one)."""
 
@@ -150,7 +159,7 @@ class Embedder:
         with self._lock:
             if self._tokenizer is None:
                 self._tokenizer = self._load_tokenizer()
-            return self._tokenizer(text)
+            return self._tokenizer(_model_text(text))
 
     def _load_tokenizer(self) -> Any:
         tokenizer_file = self._path / "tokenizer.json"
@@ -205,7 +214,7 @@ class Embedder:
         started = time.perf_counter()
         with _RUN_LOCK, torch.inference_mode():
             out = model.encode(
-                texts,
+                [_model_text(t) for t in texts],
                 batch_size=self.batch_size,
                 convert_to_tensor=True,
                 show_progress_bar=False,

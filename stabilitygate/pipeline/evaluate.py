@@ -41,7 +41,7 @@ class SamplingFacts:
 
     @property
     def could_not_measure(self) -> bool:
-        return self.interrupted or self.fatal_error is not None
+        return self.interrupted or self.budget_exhausted or self.fatal_error is not None
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -141,7 +141,8 @@ def _load_uncached(source: ModelSource) -> LoadedModel:
         ) from None
     if source.gguf_file and importlib.util.find_spec("gguf") is None:
         raise FatalProviderError(f"loading a GGUF model needs the gguf package: {LOCAL_EXTRA_HINT}", kind="local_model")
-    torch.set_num_threads(available_cores())
+    if "OMP_NUM_THREADS" not in os.environ:  # an explicit setting wins (useful on a shared, busy machine)
+        torch.set_num_threads(available_cores())
     kwargs: dict[str, Any] = {"local_files_only": True}
     if source.gguf_file:
         kwargs["gguf_file"] = source.gguf_file

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from stabilitygate.measure.case import METRIC_KEYS, measure_case
+from stabilitygate.measure.case import METRIC_KEYS, embed_ahead, measure_case
 from stabilitygate.samples import Sample
 
 QUEENS = "He was born in Queens."
@@ -291,3 +291,13 @@ def test_measurement_is_json_ready(make_case: Callable[..., Any], make_samples: 
     m = measure_case(make_case({"json": ""}, samples=3), make_samples([QUEENS, SHORT, None]), embedder=embedder)
     text = json.dumps(m.to_json(), sort_keys=True)
     assert json.loads(text)["metrics"]["parse_failures"] == 2
+
+
+def test_embed_ahead_embeds_a_whole_run_in_one_call(
+    make_case: Callable[..., Any], make_samples: Any, embedder: Any
+) -> None:
+    samples = make_samples([NYC, QUEENS, None, NYC, SHORT])
+    assert embed_ahead(embedder, samples) == 3
+    assert embedder.calls == [sorted([NYC, QUEENS, SHORT])]
+    assert embed_ahead(embedder, make_samples([None])) == 0
+    assert len(embedder.calls) == 1  # nothing to embed: no call

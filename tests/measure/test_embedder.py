@@ -59,6 +59,11 @@ def test_cached_vectors_are_used_without_loading_the_model(tmp_path: Path) -> No
     assert similarity(embedder, "same", "same") == 1.0  # identical texts are not even embedded
 
 
+def test_word_pieces_take_any_python_string() -> None:
+    embedder = Embedder(cache_dir="")
+    assert embedder.word_pieces("a\ud800b") == embedder.word_pieces("a?b")  # a lone surrogate from JSON input
+
+
 def test_embedding_info_without_a_semantic_layer() -> None:
     assert embedding_info(None)["model"] is None
 
@@ -168,6 +173,6 @@ def test_similarity_orders_paraphrases_above_unrelated_text(uncached: Embedder) 
     assert 0.7 < close < 1.0
     assert far < 0.3
     assert similarity(uncached, NYC, QUEENS) == close
-    vectors = uncached.embed([QUEENS, COOKING])
-    assert vectors.dtype == np.float32
+    vectors = uncached.embed([QUEENS, COOKING, "broken \ud800 text"])
+    assert vectors.shape == (3, 384) and vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)

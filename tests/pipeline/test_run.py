@@ -69,7 +69,8 @@ def test_authentication_refused_is_exit_3_and_key_never_printed(
 def test_choice_cases_report_parsed_agreement(tmp_path: Path, run_cli: RunCli) -> None:
     script = {"Pick one": [("The answer is (B).", 7), ("I think A is wrong; the answer is B", 2), ("A", 1)]}
     with ScriptedOpenAI(script) as server:
-        suite = write_suite(tmp_path, server.base_url, [{"id": "pick", "prompt": "Pick one", "answer": {"choice": ["A", "B"]}, "expected": "B"}])
+        case = {"id": "pick", "prompt": "Pick one", "answer": {"choice": ["A", "B"]}, "expected": "B"}
+        suite = write_suite(tmp_path, server.base_url, [case])
         code, report = run_cli("run", str(suite), "--no-progress")
     assert code == 0 and report is not None
     metrics = report["cases"][0]["metrics"]

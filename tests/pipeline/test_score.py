@@ -55,7 +55,7 @@ def test_three_shards_merged_equal_the_unsharded_score(tmp_path: Path, run_cli: 
         for k in (1, 2, 3):
             out = tmp_path / f"shard{k}.jsonl"
             report = tmp_path / f"shard{k}.json"
-            code, shard = run_cli(
+            _, shard = run_cli(
                 "run", str(suite), "--shard", f"{k}/3", "--samples-out", str(out), "--no-progress",
                 "--no-early-stop", report=report,
             )

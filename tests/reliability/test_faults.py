@@ -62,7 +62,9 @@ RECOVERABLE: dict[str, tuple[list[Fault], str]] = {
         [Fault("hang", at={2, 5, 9}, delay_s=30)], "per-request timeout, retried"),
     "connection reset mid-request": ([Fault("reset", every=3)], "retried"),
     "429 storm with Retry-After": (
-        [Fault("status", status=429, when=lambda body, n: n <= 12, retry_after="0.02")], "Retry-After honoured, retried"),
+        [Fault("status", status=429, when=lambda body, n: n <= 12, retry_after="0.02")],
+        "Retry-After honoured, retried",
+    ),
     "bursts of 500/502/503": (
         [Fault("status", status=500, at={1, 2, 3}), Fault("status", status=502, at={6, 7}),
          Fault("status", status=503, at={10, 11, 12})], "retried with backoff"),
@@ -179,7 +181,7 @@ def test_persistent_failure_past_max_sample_errors_is_error(tmp_path: Path, reco
 def test_request_budget_stops_a_cost_runaway(tmp_path: Path, record: Callable[[Row], None]) -> None:
     faults = [Fault("status", status=500, every=2)]
     code, report, server, samples, _ = scenario(tmp_path, faults, sampling={"max_requests": 12, "retries": 10})
-    assert report is not None
+    assert code == 3 and report is not None and report["verdict"] == "error"
     assert server.count <= 12
     assert report["run"]["sampling"]["budget_exhausted"] is True
     assert report["run"]["sampling"]["requests"] == server.count
