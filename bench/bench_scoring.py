@@ -210,6 +210,7 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=20)
     parser.add_argument("--big", type=int, default=100_000, help="samples scored without embeddings")
     parser.add_argument("--no-semantic", action="store_true", help="skip the part that loads the model")
+    parser.add_argument("--torch-threads", type=int, help="torch intra-op threads (default: torch's choice)")
     parser.add_argument(
         "--per-case", action="store_true", help="let measure_case embed each case's texts (no embed_ahead)"
     )
@@ -219,6 +220,10 @@ def main() -> None:
         # Without embeddings first, so peak RSS is not the model's.
         bench_without_embeddings(workdir, args.big, args.samples)
         if not args.no_semantic:
+            if args.torch_threads:
+                import torch
+
+                torch.set_num_threads(args.torch_threads)
             bench_with_embeddings(workdir, args.cases, args.samples, ahead=not args.per_case)
 
 

@@ -2,6 +2,10 @@
 
 The gate's exit code is the action's exit code, whatever happens to the comment or the summary:
 those are reporting, and a reporting failure becomes a warning, never a different verdict.
+
+A big suite spreads over a matrix: each `shard: K/N` job runs its share and only reports it (its
+verdict is provisional, so no comment and no annotations), then one `merge` job joins the shards'
+reports and does everything a whole run does.
 """
 
 from __future__ import annotations
@@ -16,10 +20,10 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NamedTuple, TextIO
 
 from stabilitygate import TOOL_NAME
-from stabilitygate.errors import EXIT_BAD_INPUT, EXIT_CANNOT_MEASURE, BadInput
+from stabilitygate.errors import EXIT_BAD_INPUT, EXIT_CANNOT_MEASURE, BadInput, GateError
 from stabilitygate.github import workflow_commands as wc
 from stabilitygate.github.comments import (
     DEFAULT_API_URL,
@@ -29,8 +33,9 @@ from stabilitygate.github.comments import (
     upsert_sticky_comment,
 )
 from stabilitygate.github.event import pull_request_number, repository
-from stabilitygate.github.inputs import ActionInputs, read_inputs
+from stabilitygate.github.inputs import ActionInputs, match_reports, read_inputs
 from stabilitygate.github.ownership import give_back
+from stabilitygate.pipeline.options import Shard
 
 OUT_DIR = ".stabilitygate"
 FAILING_VERDICTS = ("fail", "regressed", "error")
@@ -45,6 +50,16 @@ FORK_HINT = (
 SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
 MIN_HEURISTIC_SECRET = 8
 CACHE_ENV = "STABILITYGATE_CACHE_DIR"
+# A shard's exit code says only whether it measured; the merge job gates.
+SHARD_PASSES = (0, 1)
+
+
+class SuiteInfo(NamedTuple):
+    """What the Action learns from the suite before the gate runs."""
+
+    shown: str  # the path as annotations need it, from the repository root
+    lines: dict[str, int]  # case id -> its line in the suite
+    name: str
 
 
 @dataclass(frozen=True)
@@ -58,8 +73,11 @@ class GateFiles:
     samples: Path
 
     @classmethod
-    def under(cls, workspace: Path) -> GateFiles:
+    def under(cls, workspace: Path, shard: Shard | None = None) -> GateFiles:
+        """`.stabilitygate/`, or for a shard `.stabilitygate/shard-K-of-N/`, which an artifact upload can take."""
         out = workspace / OUT_DIR
+        if shard is not None:
+            out = out / f"shard-{shard.index}-of-{shard.count}"
         return cls(workspace, out / "report.json", out / "report.md", out / "junit.xml", out / "samples.jsonl")
 
     def all(self) -> tuple[Path, ...]:
@@ -103,19 +121,30 @@ def main(environ: Mapping[str, str]) -> int:
         inputs = read_inputs(environ)
         workspace = Path(environ.get("GITHUB_WORKSPACE") or os.getcwd()).resolve()
         workdir = _working_directory(workspace, inputs.working_directory)
+        files = GateFiles.under(workspace, inputs.shard)
+        reports = _merge_inputs(inputs, workdir, files)
     except BadInput as exc:
         wc.error(str(exc), title=f"{TOOL_NAME}: bad input")
         return exc.exit_code
     os.chdir(workdir)
-    suite_case_lines = _prepare_suite(inputs.suite, environ, workspace, hidden)
-    files = GateFiles.under(workspace)
+    suite = _prepare_suite(inputs.suite, environ, workspace, hidden)
     cache = _embedding_cache(environ, files)
     started = time.time()
     for stale in files.all():  # an earlier step's report must never be read as this run's
         stale.unlink(missing_ok=True)
     try:
-        code, tail = _run_gate(_gate_argv(inputs, files))
-        _report(inputs, environ, files, code, tail, suite_case_lines, hidden)
+        if inputs.shard is not None:
+            _announce_shard(inputs.shard, inputs.update_baseline)
+        problem = _merge_problem(reports, suite.name if suite else None) if inputs.merge else None
+        if problem is not None:
+            wc.error(str(problem), title=f"{TOOL_NAME}: cannot merge the shards")
+            code, tail = problem.exit_code, [f"{TOOL_NAME}: error: {problem}"]
+        else:
+            code, tail = _run_gate(_gate_argv(inputs, files, reports))
+        if inputs.shard is not None:
+            code = _report_shard(inputs.shard, environ, files, code, tail, hidden)
+        else:
+            _report(inputs, environ, files, code, tail, suite, hidden)
     finally:
         _give_back_files(files, inputs, cache, started)
     return code
@@ -146,9 +175,7 @@ def _working_directory(workspace: Path, given: str | None) -> Path:
     return path
 
 
-def _prepare_suite(
-    suite: str, environ: Mapping[str, str], workspace: Path, hidden: list[str]
-) -> tuple[str, dict[str, int]] | None:
+def _prepare_suite(suite: str, environ: Mapping[str, str], workspace: Path, hidden: list[str]) -> SuiteInfo | None:
     """Mask the suite's API keys and learn each case's line; None when the suite cannot be read.
 
     A suite that cannot be read is annotated at its line here; the gate itself then reports it
@@ -170,7 +197,7 @@ def _prepare_suite(
         if value and value not in hidden:
             wc.add_mask(value)
             hidden.append(value)
-    return shown, lines
+    return SuiteInfo(shown, lines, loaded.suite.name)
 
 
 def _workspace_relative(path: Path, workspace: Path) -> str:
@@ -182,29 +209,70 @@ def _workspace_relative(path: Path, workspace: Path) -> str:
         return str(path)
 
 
-def _gate_argv(inputs: ActionInputs, files: GateFiles) -> list[str]:
+def _merge_inputs(inputs: ActionInputs, workdir: Path, files: GateFiles) -> list[str]:
+    """The shard reports `merge` names, relative to the working directory (none unless merging)."""
+    if not inputs.merge:
+        return []
+    ours = {path.resolve() for path in files.all()}  # a broad glob must not take an earlier merge's report
+    found = [path for path in match_reports(inputs.merge, workdir) if (workdir / path).resolve() not in ours]
+    if not found:
+        raise BadInput(f"input `merge`: {' or '.join(inputs.merge)} matches only this job's own report files")
+    return found
+
+
+def _shard_label(report: Mapping[str, Any]) -> str | None:
+    run = report.get("run")
+    sampling = run.get("sampling") if isinstance(run, dict) else None
+    label = sampling.get("shard") if isinstance(sampling, dict) else None
+    return str(label) if label else None
+
+
+def _merge_problem(paths: Sequence[str], suite_name: str | None) -> GateError | None:
+    """Why these reports cannot make one report of the whole suite; None when they can."""
+    from stabilitygate.pipeline.score import check_shards
+
+    reports = [(Path(p), r) for p in paths if (r := _read_report(Path(p))) is not None]
+    # unreadable files are left to the merge itself, which names them (exit 2)
+    for path, report in reports:
+        suite = report.get("suite")
+        name = suite.get("name") if isinstance(suite, dict) else None
+        if suite_name is not None and name != suite_name:
+            return BadInput(
+                f"{path} reports on suite {name!r}, but input `suite` is {suite_name!r}: give the merge job "
+                "the suite and working-directory of the shard jobs"
+            )
+    try:
+        check_shards(reports)
+    except GateError as exc:
+        return exc
+    return None
+
+
+def _gate_argv(inputs: ActionInputs, files: GateFiles, reports: Sequence[str] = ()) -> list[str]:
     argv = [
-        "run",
-        inputs.suite,
+        "merge" if inputs.merge else "run",
         "--report-json",
         str(files.report_json),
         "--markdown",
         str(files.markdown),
         "--junit",
         str(files.junit),
-        "--samples-out",
-        str(files.samples),
         "--fail-on",
         inputs.fail_on,
-        "--no-progress",
     ]
     if inputs.baseline:
         argv += ["--baseline", inputs.baseline]
+    if inputs.update_baseline and inputs.shard is None:  # a shard's share is recorded by the merge job
+        argv.append("--update-baseline")
+    if inputs.merge:
+        # `--` ends the options, so no path is ever read as a flag.
+        return [*argv, "--suite", inputs.suite, "--", *reports]
+    argv += ["--samples-out", str(files.samples), "--no-progress"]
     if inputs.samples is not None:
         argv += ["--samples", str(inputs.samples)]
-    if inputs.update_baseline:
-        argv.append("--update-baseline")
-    return argv
+    if inputs.shard is not None:
+        argv += ["--shard", str(inputs.shard)]
+    return [*argv, "--", inputs.suite]
 
 
 def _run_gate(argv: Sequence[str]) -> tuple[int, list[str]]:
@@ -244,13 +312,8 @@ def _failing_cases(report: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     return [c for c in cases if isinstance(c, dict) and c.get("verdict") in FAILING_VERDICTS]
 
 
-def _annotate(
-    failing: Sequence[Mapping[str, Any]],
-    code: int,
-    fail_on: str,
-    suite_case_lines: tuple[str, dict[str, int]] | None,
-) -> None:
-    shown, lines = suite_case_lines if suite_case_lines else (None, {})
+def _annotate(failing: Sequence[Mapping[str, Any]], code: int, fail_on: str, suite: SuiteInfo | None) -> None:
+    shown, lines = (suite.shown, suite.lines) if suite else (None, {})
     emitted = {"error": 0, "warning": 0}
     for case in failing:
         verdict = str(case.get("verdict"))
@@ -298,17 +361,59 @@ def _report(
     files: GateFiles,
     code: int,
     tail: Sequence[str],
-    suite_case_lines: tuple[str, dict[str, int]] | None,
+    suite: SuiteInfo | None,
     hidden: Sequence[str],
 ) -> None:
     report = _read_report(files.report_json)
     failing = _failing_cases(report)
-    _annotate(failing, code, inputs.fail_on, suite_case_lines)
+    _annotate(failing, code, inputs.fail_on, suite)
     markdown = files.markdown.read_text(encoding="utf-8") if files.markdown.is_file() else None
+    _write_summary(markdown if markdown is not None else _fallback_summary(code, tail, hidden), environ)
+    _set_outputs(files, report, markdown, failing, environ)
+    if markdown is not None and inputs.comment:
+        _comment(markdown, inputs, environ)
+
+
+def _announce_shard(shard: Shard, update_baseline: bool) -> None:
+    print(
+        f"{TOOL_NAME}: shard {shard}: this job measures its share of the suite only, so it posts no comment "
+        "and no annotations, and fails only on bad input (exit 2) or when it cannot measure (exit 3). "
+        "The job with input `merge` judges the whole suite and comments.",
+        flush=True,
+    )
+    if update_baseline:
+        print(f"{TOOL_NAME}: update-baseline: the merge job records the baseline; a shard leaves it alone", flush=True)
+
+
+def _report_shard(
+    shard: Shard, environ: Mapping[str, str], files: GateFiles, code: int, tail: Sequence[str], hidden: Sequence[str]
+) -> int:
+    """Summary and outputs of one shard; its exit code: 0 unless it had bad input (2) or could not measure (3)."""
+    report = _read_report(files.report_json)
+    markdown = files.markdown.read_text(encoding="utf-8") if files.markdown.is_file() else None
+    note = (
+        f"> **Shard {shard}** of the suite: the verdicts below are provisional. The merge job judges the "
+        "whole suite (Holm's correction runs over every case) and posts the comment.\n\n"
+    )
+    _write_summary(note + (markdown if markdown is not None else _fallback_summary(code, tail, hidden)), environ)
+    _set_outputs(files, report, markdown, _failing_cases(report), environ)
+    return 0 if code in SHARD_PASSES else code
+
+
+def _write_summary(text: str, environ: Mapping[str, str]) -> None:
     try:
-        wc.append_step_summary(markdown if markdown is not None else _fallback_summary(code, tail, hidden), environ)
+        wc.append_step_summary(text, environ)
     except OSError as exc:
         wc.warning(f"could not write the job summary: {exc}", title=TOOL_NAME)
+
+
+def _set_outputs(
+    files: GateFiles,
+    report: Mapping[str, Any] | None,
+    markdown: str | None,
+    failing: Sequence[Mapping[str, Any]],
+    environ: Mapping[str, str],
+) -> None:
     verdict = report.get("verdict") if report else None
     try:
         wc.set_outputs(
@@ -322,8 +427,6 @@ def _report(
         )
     except OSError as exc:
         wc.warning(f"could not write the step outputs: {exc}", title=TOOL_NAME)
-    if markdown is not None and inputs.comment:
-        _comment(markdown, inputs, environ)
 
 
 def _comment(markdown: str, inputs: ActionInputs, environ: Mapping[str, str]) -> None:

@@ -6,11 +6,16 @@ The runner upper-cases the input name and keeps its hyphens (`update-baseline` -
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import glob
+import os
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from stabilitygate.errors import BadInput
+from stabilitygate.pipeline.options import Shard
 
 FailOn = Literal["regression", "fail", "never"]
 FAIL_ON_CHOICES: tuple[FailOn, ...] = ("regression", "fail", "never")
@@ -30,6 +35,8 @@ class ActionInputs:
     github_token: str | None
     fail_on: FailOn
     working_directory: str | None
+    shard: Shard | None = None  # this job runs the K-th of N shares of the suite
+    merge: tuple[str, ...] = ()  # glob patterns of the shard reports this job joins
 
 
 def env_name(name: str) -> str:
@@ -77,9 +84,25 @@ def get_fail_on(environ: Mapping[str, str]) -> FailOn:
     raise BadInput(f"input `fail-on`: expected one of {', '.join(FAIL_ON_CHOICES)}, got {value!r}")
 
 
+def get_shard(environ: Mapping[str, str]) -> Shard | None:
+    value = get_input(environ, "shard")
+    if value is None:
+        return None
+    match = re.fullmatch(r"(\d+)\s*/\s*(\d+)", value)
+    if not match or not 1 <= int(match[1]) <= int(match[2]):
+        raise BadInput(f"input `shard`: expected K/N with 1 <= K <= N, such as 2/3, got {value!r}")
+    return Shard(int(match[1]), int(match[2]))
+
+
+def get_merge(environ: Mapping[str, str]) -> tuple[str, ...]:
+    """The `merge` patterns: one per line, blank lines ignored."""
+    value = get_input(environ, "merge") or ""
+    return tuple(line.strip() for line in value.splitlines() if line.strip())
+
+
 def read_inputs(environ: Mapping[str, str]) -> ActionInputs:
     """Every input, checked; a bad value raises BadInput (exit 2) naming the input."""
-    return ActionInputs(
+    inputs = ActionInputs(
         suite=get_input(environ, "suite") or DEFAULT_SUITE,
         baseline=get_input(environ, "baseline"),
         samples=get_samples(environ),
@@ -88,4 +111,34 @@ def read_inputs(environ: Mapping[str, str]) -> ActionInputs:
         github_token=get_input(environ, "github-token"),
         fail_on=get_fail_on(environ),
         working_directory=get_input(environ, "working-directory"),
+        shard=get_shard(environ),
+        merge=get_merge(environ),
     )
+    if inputs.shard is not None and inputs.merge:
+        raise BadInput(
+            "inputs `shard` and `merge` exclude each other: each shard job runs one share of the suite, "
+            "then one job merges their reports"
+        )
+    if inputs.merge and inputs.samples is not None:
+        raise BadInput("input `samples` does not apply with `merge`: set it on the shard jobs, which take the samples")
+    return inputs
+
+
+def match_reports(patterns: Sequence[str], directory: Path) -> list[str]:
+    """The files the `merge` patterns match (recursive `**`), relative to `directory`, sorted, each once.
+
+    Nothing matched at all is bad input naming the patterns: most often the shard jobs failed or
+    their artifacts were downloaded somewhere else.
+    """
+    found: set[str] = set()
+    for pattern in patterns:
+        for match in glob.glob(pattern, root_dir=directory, recursive=True):
+            if (directory / match).is_file():
+                found.add(os.path.normpath(match))
+    if not found:
+        shown = " or ".join(f"`{p}`" for p in patterns)
+        raise BadInput(
+            f"input `merge`: {shown} matches no file under {str(directory)!r}; did the shard jobs fail, "
+            "or were their artifacts downloaded elsewhere?"
+        )
+    return sorted(found)

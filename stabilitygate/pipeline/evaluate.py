@@ -17,6 +17,7 @@ from stabilitygate.measure.case import measure_case
 from stabilitygate.measure.summary import suite_summary
 from stabilitygate.pipeline.files import write_text_atomic
 from stabilitygate.pipeline.options import OutputOptions, default_baseline_path
+from stabilitygate.providers import fingerprint_note
 from stabilitygate.report.json_report import build_report, dump_report
 from stabilitygate.report.junit import render_junit
 from stabilitygate.report.markdown import render_markdown
@@ -80,8 +81,9 @@ def evaluate(
 
     embedder = _make_embedder(loaded)
     measurements = [
-        _with_sampling_notes(
+        _with_notes(
             measure_case(case, by_case.get(case.id, []), embedder=embedder, samples_requested=requested[case.id]),
+            case,
             sampling,
         )
         for case in cases
@@ -156,11 +158,17 @@ def _embedding_info(embedder: Any, measurements: Sequence[CaseMeasurement]) -> d
     return embedding_info(embedder)
 
 
-def _with_sampling_notes(measurement: CaseMeasurement, sampling: SamplingFacts | None) -> CaseMeasurement:
-    if sampling is None or measurement.id not in sampling.early_stopped:
-        return measurement
-    note = f"sampling stopped early: {sampling.early_stopped[measurement.id]}"
-    return replace(measurement, notes=[*measurement.notes, note])
+def _with_notes(
+    measurement: CaseMeasurement, case: ResolvedCase, sampling: SamplingFacts | None
+) -> CaseMeasurement:
+    """Notes only the pipeline knows: an early stop, a provider that cannot show its backend."""
+    notes = list(measurement.notes)
+    if sampling is not None and measurement.id in sampling.early_stopped:
+        notes.append(f"sampling stopped early: {sampling.early_stopped[measurement.id]}")
+    fingerprint = fingerprint_note(case.provider.type)
+    if fingerprint:
+        notes.append(fingerprint)
+    return measurement if notes == measurement.notes else replace(measurement, notes=notes)
 
 
 def _merge_baselines(

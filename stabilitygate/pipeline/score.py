@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from stabilitygate.errors import BadInput
+from stabilitygate.errors import BadInput, CannotMeasure
 from stabilitygate.pipeline.evaluate import SamplingFacts, evaluate
-from stabilitygate.pipeline.options import OutputOptions
+from stabilitygate.pipeline.options import OutputOptions, Shard
+from stabilitygate.pipeline.select import parse_shard
 from stabilitygate.samples import Sample
 from stabilitygate.sampling.samples_file import read_samples
 from stabilitygate.suite.load import LoadedSuite, load_suite
@@ -23,6 +25,7 @@ def score_samples(samples_paths: Sequence[Path], suite_path: Path, output: Outpu
 def merge_reports(report_paths: Sequence[Path], output: OutputOptions, suite_path: Path | None = None) -> int:
     """Join the shards of one suite: their samples scored together, so Holm and the summary see every case."""
     reports = [_read_report(p) for p in report_paths]
+    check_shards(list(zip(report_paths, reports, strict=True)))
     suites = {r["suite"]["path"] for r in reports}
     if suite_path is None:
         if len(suites) != 1:
@@ -31,7 +34,7 @@ def merge_reports(report_paths: Sequence[Path], output: OutputOptions, suite_pat
     samples_paths = [_samples_file_of(r, p) for r, p in zip(reports, report_paths, strict=True)]
     shards = [r["run"].get("sampling") or {} for r in reports]
     sampling = None
-    if any(s.get("interrupted") or s.get("fatal_error") for s in shards):
+    if any(s.get("interrupted") or s.get("fatal_error") or s.get("budget_exhausted") for s in shards):
         sampling = SamplingFacts(
             requests=sum(s.get("requests") or 0 for s in shards),
             retries=sum(s.get("retries") or 0 for s in shards),
@@ -42,11 +45,56 @@ def merge_reports(report_paths: Sequence[Path], output: OutputOptions, suite_pat
             samples_file=None,
             shard=None,
         )
-    return _score(load_suite(suite_path), samples_paths, output, sampling=sampling)
+    # N as the shard jobs ran it (`--samples` may have overridden the suite's).
+    requested = {
+        c["id"]: c["samples_requested"]
+        for r in reports
+        for c in r.get("cases") or []
+        if isinstance(c, dict) and isinstance(c.get("samples_requested"), int)
+    }
+    return _score(load_suite(suite_path), samples_paths, output, sampling=sampling, requested=requested)
+
+
+def check_shards(reports: Sequence[tuple[Path, dict[str, Any]]]) -> None:
+    """Every shard of one matrix, once each: otherwise the verdict would look whole and not be.
+
+    A missing shard is a failure to measure (its job died); anything else that does not fit is bad input.
+    """
+    names = {str(r["suite"].get("name")) for _, r in reports}
+    if len(names) > 1:
+        raise BadInput(f"the reports come from different suites: {', '.join(sorted(names))}")
+    shards: dict[Shard, list[str]] = defaultdict(list)
+    for path, report in reports:
+        label = ((report.get("run") or {}).get("sampling") or {}).get("shard")
+        if not label:
+            raise BadInput("the report of a whole run, not of a shard: `merge` joins `run --shard K/N` reports",
+                           path=str(path))
+        try:
+            shards[parse_shard(str(label))].append(str(path))
+        except BadInput:
+            raise BadInput(f"unreadable shard {label!r} in the report", path=str(path)) from None
+    counts = {shard.count for shard in shards}
+    if len(counts) > 1:
+        found = ", ".join(str(shard) for shard in sorted(shards, key=lambda s: (s.count, s.index)))
+        raise BadInput(f"the reports come from different shardings ({found}): merge the shards of one matrix")
+    for shard, found in shards.items():
+        if len(found) > 1:
+            raise BadInput(f"shard {shard} has {len(found)} reports ({', '.join(found)}): keep one per shard")
+    count = counts.pop() if counts else 0
+    missing = [str(Shard(k, count)) for k in range(1, count + 1) if Shard(k, count) not in shards]
+    if missing:
+        raise CannotMeasure(
+            f"no report of shard {', '.join(missing)} among the reports given: did that job fail before "
+            "writing it, or its artifact upload? The verdict must cover the whole suite"
+        )
 
 
 def _score(
-    loaded: LoadedSuite, samples_paths: Sequence[Path], output: OutputOptions, sampling: SamplingFacts | None
+    loaded: LoadedSuite,
+    samples_paths: Sequence[Path],
+    output: OutputOptions,
+    sampling: SamplingFacts | None,
+    requested: dict[str, int] | None = None,
 ) -> int:
     samples: list[Sample] = []
     seen: dict[tuple[str, int], Path] = {}
@@ -72,9 +120,11 @@ def _score(
         print(f"stabilitygate: note: no samples for {len(absent)} case(s): {', '.join(absent)}", file=sys.stderr)
     if not cases:
         raise BadInput("no samples of any case of the suite", path=str(samples_paths[0]) if samples_paths else None)
-    requested = {
-        c.id: max(c.samples, 1 + max(s.index for s in samples if s.case == c.id)) for c in cases
-    }
+    last_index: dict[str, int] = {}
+    for sample in samples:
+        last_index[sample.case] = max(last_index.get(sample.case, 0), sample.index)
+    asked = requested or {}
+    requested = {c.id: max(asked.get(c.id, c.samples), 1 + last_index[c.id]) for c in cases}
     return evaluate(
         loaded,
         cases,

@@ -24,7 +24,8 @@ from stabilitygate.suite.model import ProviderConfig
 
 DEFAULT_MAX_TOKENS = 64
 DEFAULT_MAX_BATCH = 8
-KNOWN_PARAMS = ("temperature", "top_p", "max_tokens", "seed", "max_batch")
+KNOWN_PARAMS = ("temperature", "top_p", "max_tokens", "seed", "max_batch", "logprobs", "top_logprobs")
+MAX_TOP_LOGPROBS = 20
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,8 @@ class LocalParams:
     max_tokens: int = DEFAULT_MAX_TOKENS
     seed: int | None = None
     max_batch: int = DEFAULT_MAX_BATCH
+    logprobs: bool = False
+    top_logprobs: int = 0  # as in the OpenAI API; >= 2 also reports the runner-up token
 
 
 def parse_params(params: Mapping[str, Any]) -> LocalParams:
@@ -50,12 +53,20 @@ def parse_params(params: Mapping[str, Any]) -> LocalParams:
     seed = params.get("seed")
     if seed is not None and not _is_int(seed):
         raise _bad_params(f"seed must be an integer, got {seed!r}")
+    logprobs = params.get("logprobs", False)
+    if not isinstance(logprobs, bool):
+        raise _bad_params(f"logprobs must be true or false, got {logprobs!r}")
+    top_logprobs = params.get("top_logprobs", 0)
+    if not _is_int(top_logprobs) or not 0 <= top_logprobs <= MAX_TOP_LOGPROBS:
+        raise _bad_params(f"top_logprobs must be an integer from 0 to {MAX_TOP_LOGPROBS}, got {top_logprobs!r}")
     return LocalParams(
         temperature=temperature,
         top_p=top_p,
         max_tokens=_positive_int(params, "max_tokens", DEFAULT_MAX_TOKENS),
         seed=seed,
         max_batch=_positive_int(params, "max_batch", DEFAULT_MAX_BATCH),
+        logprobs=logprobs,
+        top_logprobs=top_logprobs,
     )
 
 
@@ -111,6 +122,8 @@ class LocalProvider(Provider):
             sample_index=request.index,
             max_batch=params.max_batch,
             timeout_s=self._timeout_s,
+            logprobs=params.logprobs,
+            top_logprobs=params.top_logprobs,
         )
         result = await engine.generate(spec)
         return Completion(
@@ -119,6 +132,7 @@ class LocalProvider(Provider):
             fingerprint=result.fingerprint,
             usage={"prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens},
             finish_reason=result.finish_reason,
+            logprobs=result.logprobs,
             extra={"batch_size": result.batch_size, "build": result.build},
         )
 

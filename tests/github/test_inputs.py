@@ -6,7 +6,8 @@ import pytest
 import yaml
 
 from stabilitygate.errors import EXIT_BAD_INPUT, BadInput
-from stabilitygate.github.inputs import ActionInputs, env_name, read_inputs
+from stabilitygate.github.inputs import ActionInputs, env_name, match_reports, read_inputs
+from stabilitygate.pipeline.options import Shard
 
 
 def test_env_name_keeps_the_hyphen() -> None:
@@ -24,6 +25,8 @@ def test_defaults_match_action_yml() -> None:
         github_token=None,
         fail_on="regression",
         working_directory=None,
+        shard=None,
+        merge=(),
     )
 
 
@@ -41,6 +44,8 @@ def test_every_input_read_from_its_hyphenated_variable() -> None:
         }
     )
     assert inputs == ActionInputs("checks/llm.yml", "checks/base.json", 12, True, False, "ghs_abc", "never", "service")
+    assert read_inputs({"INPUT_SHARD": " 2/3 "}).shard == Shard(2, 3)
+    assert read_inputs({"INPUT_MERGE": "shards/**/report.json"}).merge == ("shards/**/report.json",)
 
 
 def test_underscored_names_are_not_the_inputs() -> None:
@@ -90,6 +95,8 @@ def test_action_yml_declares_exactly_these_inputs_with_the_same_defaults() -> No
         "github-token",
         "fail-on",
         "working-directory",
+        "shard",
+        "merge",
     }
     assert set(action["outputs"]) == {"verdict", "report-json", "report-markdown", "failed-cases"}
     assert declared["github-token"]["default"] == "${{ github.token }}"
@@ -97,3 +104,49 @@ def test_action_yml_declares_exactly_these_inputs_with_the_same_defaults() -> No
     env = {env_name(name): str(spec.get("default", "")) for name, spec in declared.items() if name != "github-token"}
     assert read_inputs(env) == read_inputs({})
     assert action["runs"] == {"using": "docker", "image": "Dockerfile"}
+
+
+@pytest.mark.parametrize(("value", "expected"), [("1/1", Shard(1, 1)), ("3/3", Shard(3, 3)), ("2 / 10", Shard(2, 10))])
+def test_shard_is_k_of_n(value: str, expected: Shard) -> None:
+    assert read_inputs({"INPUT_SHARD": value}).shard == expected
+
+
+@pytest.mark.parametrize("value", ["0/3", "4/3", "3", "1/0", "a/b", "-1/3", "1/3/5"])
+def test_a_bad_shard_is_bad_input_naming_the_input(value: str) -> None:
+    with pytest.raises(BadInput) as caught:
+        read_inputs({"INPUT_SHARD": value})
+    assert caught.value.exit_code == EXIT_BAD_INPUT
+    assert "`shard`" in str(caught.value) and repr(value) in str(caught.value)
+
+
+def test_merge_takes_one_pattern_per_line_and_skips_blank_lines() -> None:
+    inputs = read_inputs({"INPUT_MERGE": "  shards/a/report.json\n\n shards/b/*.json \n"})
+    assert inputs.merge == ("shards/a/report.json", "shards/b/*.json")
+
+
+def test_shard_and_merge_exclude_each_other() -> None:
+    with pytest.raises(BadInput) as caught:
+        read_inputs({"INPUT_SHARD": "1/2", "INPUT_MERGE": "shards/**/report.json"})
+    assert caught.value.exit_code == EXIT_BAD_INPUT
+    assert "`shard`" in str(caught.value) and "`merge`" in str(caught.value)
+
+
+def test_samples_do_not_apply_to_a_merge() -> None:
+    with pytest.raises(BadInput, match=r"`samples`.*`merge`"):
+        read_inputs({"INPUT_MERGE": "r.json", "INPUT_SAMPLES": "5"})
+
+
+def test_match_reports_globs_recursively_relative_to_the_directory(tmp_path: Path) -> None:
+    for name in ("shards/one/shard-1-of-2/report.json", "shards/two/shard-2-of-2/report.json", "shards/x.json"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("{}")
+    (tmp_path / "shards" / "dir.json").mkdir()  # a directory is not a report
+    found = match_reports(["shards/**/report.json", "shards/one/*/report.json", "shards/*.json"], tmp_path)
+    assert found == ["shards/one/shard-1-of-2/report.json", "shards/two/shard-2-of-2/report.json", "shards/x.json"]
+
+
+def test_match_reports_matching_nothing_names_the_pattern(tmp_path: Path) -> None:
+    with pytest.raises(BadInput) as caught:
+        match_reports(["shards/**/report.json"], tmp_path)
+    assert caught.value.exit_code == EXIT_BAD_INPUT
+    assert "`shards/**/report.json` matches no file" in str(caught.value)

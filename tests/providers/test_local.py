@@ -29,7 +29,9 @@ def _request(case_id: str, index: int, text: str, params: Mapping[str, Any] | No
 
 
 def test_params_default_to_greedy_with_64_tokens_in_batches_of_8() -> None:
-    assert parse_params({}) == LocalParams(temperature=0.0, top_p=1.0, max_tokens=64, seed=None, max_batch=8)
+    assert parse_params({}) == LocalParams(
+        temperature=0.0, top_p=1.0, max_tokens=64, seed=None, max_batch=8, logprobs=False, top_logprobs=0
+    )
     assert parse_params({"temperature": 0.7, "top_p": 0.9, "max_tokens": 5, "seed": 3, "max_batch": 2}) == (
         LocalParams(temperature=0.7, top_p=0.9, max_tokens=5, seed=3, max_batch=2)
     )
@@ -45,6 +47,8 @@ def test_params_default_to_greedy_with_64_tokens_in_batches_of_8() -> None:
         ({"max_tokens": 0}, "max_tokens must be a positive integer"),
         ({"max_batch": True}, "max_batch must be a positive integer"),
         ({"seed": 1.5}, "seed must be an integer"),
+        ({"logprobs": "yes"}, "logprobs must be true or false"),
+        ({"top_logprobs": 21}, "top_logprobs must be an integer from 0 to 20"),
     ],
 )
 def test_unusable_params_are_fatal_and_named(params: dict[str, Any], message: str) -> None:
@@ -89,8 +93,9 @@ def loaded() -> Iterator[None]:
 
 @pytest.mark.slow
 @pytest.mark.usefixtures("loaded")
-def test_a_completion_carries_model_fingerprint_usage_and_finish_reason() -> None:
-    provider = LocalProvider(ProviderConfig(type="local", params={"max_tokens": 5}))
+def test_a_completion_carries_model_fingerprint_usage_finish_reason_and_logprobs() -> None:
+    params = {"max_tokens": 5, "logprobs": True, "top_logprobs": 2}
+    provider = LocalProvider(ProviderConfig(type="local", params=params))
 
     async def main() -> Completion:
         try:
@@ -108,6 +113,12 @@ def test_a_completion_carries_model_fingerprint_usage_and_finish_reason() -> Non
     assert completion.finish_reason in {"stop", "length"}
     assert completion.finish_reason == "stop" or completion.usage["completion_tokens"] == 5
     assert completion.extra["batch_size"] == 1
+    assert completion.logprobs is not None
+    assert len(completion.logprobs) == completion.usage["completion_tokens"]
+    assert "".join(t.token for t in completion.logprobs) == completion.text
+    for entry in completion.logprobs:  # greedy: the chosen token is the most likely one
+        assert entry.runner_up is not None and entry.runner_up_logprob is not None
+        assert entry.runner_up_logprob <= entry.logprob <= 0.0
 
 
 @pytest.mark.slow
