@@ -5,6 +5,9 @@ distinct greedy completions come back when the prompt runs alone versus mixed in
 other prompts (batch sizes 2..8, random position), and how far its first-token logits move.
 
     .venv/bin/python bench/bench_local.py [--max-tokens 32] [--repeats 8] [--quick]
+
+The engine uses every available core unless OMP_NUM_THREADS says otherwise; on a busy machine
+OMP_NUM_THREADS=1 is several times faster (threads waiting on each other lose their cores).
 """
 
 from __future__ import annotations
@@ -73,8 +76,8 @@ def throughput(engine: Engine, batch: int, max_tokens: int) -> tuple[float, int]
     return tokens / wall, tokens
 
 
-def first_token_logit_shift(loaded: LoadedModel, target: str, others: list[str]) -> float:
-    """Largest |logit difference| of the target's next-token logits, alone vs left-padded among `others`."""
+def first_token_logit_shift(loaded: LoadedModel, prompts: list[str], position: int) -> float:
+    """Largest |logit difference| of prompts[position]'s next-token logits, alone vs left-padded in `prompts`."""
     import torch
 
     def ids(text: str) -> list[int]:
@@ -90,8 +93,8 @@ def first_token_logit_shift(loaded: LoadedModel, target: str, others: list[str])
             out = loaded.model(input_ids=input_ids, attention_mask=mask, position_ids=positions, logits_to_keep=1)
         return out.logits[:, -1, :].float()
 
-    alone = last_logits([ids(target)])[0]
-    mixed = last_logits([ids(target)] + [ids(o) for o in others])[0]
+    alone = last_logits([ids(prompts[position])])[0]
+    mixed = last_logits([ids(p) for p in prompts])[position]
     return float((alone - mixed).abs().max())
 
 
@@ -112,12 +115,13 @@ def invariance(engine: Engine, loaded: LoadedModel, max_tokens: int, repeats: in
             prompts = [*others[:position], target, *others[position:]]
             result = asyncio.run(_batch(engine, prompts, max_tokens))[0][position]
             mixed.append((result.text, result.batch_size))
-            shifts.append(first_token_logit_shift(loaded, target, others))
+            shifts.append(first_token_logit_shift(loaded, prompts, position))
         every = Counter(alone) + Counter(text for text, _ in mixed)
         print(
             f"- {target[:48]!r}: distinct alone {len(set(alone))}, mixed {len({t for t, _ in mixed})}, "
             f"together {len(every)}; batch sizes {sorted({b for _, b in mixed})}; "
-            f"max |logit shift| of the first token {max(shifts):.2e}"
+            f"max |logit shift| of the first token {max(shifts):.2e} "
+            f"(alone vs alone {first_token_logit_shift(loaded, [target], 0):.2e})"
         )
         for text, count in every.most_common():
             print(f"    {count:>3} x {text[:100]!r}")

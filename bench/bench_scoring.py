@@ -191,7 +191,7 @@ def bench_with_embeddings(workdir: Path, n_cases: int, samples: int, *, ahead: b
     elapsed = score(cases, by_case, embedder, ahead=ahead)
     in_model = embedder.seconds_in_model - model_before
     total = n_cases * samples
-    distinct = sum(len({s.text for s in group}) for group in by_case.values())
+    distinct = len({s.text for group in by_case.values() for s in group})
     how = "all distinct texts embedded ahead (embed_ahead)" if ahead else "embedded case by case"
     print(f"\n{total:,} samples with embeddings ({n_cases:,} cases x {samples}, {distinct:,} distinct texts, {how}):")
     print(f"  model load (once, not in the figures below): {load_s:.1f} s")

@@ -134,6 +134,14 @@ class Embedder:
         return self._texts_embedded
 
     @property
+    def distinct_texts(self) -> int:
+        """Distinct texts this run needed a vector for, from the model or the cache alike.
+
+        The report states this figure, not `texts_embedded`: a warm cache must not change a report.
+        """
+        return len(self._memory)
+
+    @property
     def seconds_in_model(self) -> float:
         """Wall time spent inside the model's forward passes."""
         return self._seconds_in_model
@@ -165,7 +173,10 @@ class Embedder:
         tokenizer_file = self._path / "tokenizer.json"
         if tokenizer_file.is_file():
             # The `tokenizers` library reads the model's own tokenizer without importing torch.
-            from tokenizers import Tokenizer
+            try:
+                from tokenizers import Tokenizer
+            except ImportError:
+                raise CannotMeasure(f"the semantic layer needs tokenizers: {_INSTALL_HINT}") from None
 
             fast = Tokenizer.from_file(str(tokenizer_file))
             fast.no_truncation()
@@ -282,7 +293,7 @@ def embedding_info(embedder: Embedder | None) -> dict[str, Any]:
     limit = embedder.max_word_pieces
     return {
         "model": embedder.model_name,
-        "texts_embedded": embedder.texts_embedded,
+        "texts_embedded": embedder.distinct_texts,
         "max_word_pieces": limit,
         "truncation": (
             f"texts longer than {limit} word pieces are truncated: their semantic numbers cover only the first {limit}"

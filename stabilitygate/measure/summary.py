@@ -24,9 +24,23 @@ def suite_summary(measurements: Sequence[CaseMeasurement], cases: Sequence[Resol
     best = _share([m.metrics.get("any_correct") for m in with_expected])
     worst = _share([m.metrics.get("all_correct") for m in with_expected])
     return {
+        **_totals(measurements),
         "tar_raw": rounded(_share([m.metrics.get("tar_raw") for m in measurements])),
         "tar_parsed": rounded(_share([m.metrics.get("tar_parsed") for m in with_parser])),
         "best_possible_accuracy": rounded(best),
         "worst_possible_accuracy": rounded(worst),
         "accuracy_spread": None if best is None or worst is None else rounded(best - worst),
     }
+
+
+def _totals(measurements: Sequence[CaseMeasurement]) -> dict[str, int | None]:
+    """Samples and tokens over the run (token counts null when no provider reported usage)."""
+    totals: dict[str, int | None] = {
+        "samples_requested": sum(m.samples_requested for m in measurements),
+        "samples_ok": sum(m.samples_ok for m in measurements),
+        "sample_errors": sum(m.sample_errors for m in measurements),
+    }
+    for key in ("prompt_tokens", "completion_tokens"):
+        counts = [m.usage[key] for m in measurements if m.usage.get(key) is not None]
+        totals[key] = sum(counts) if counts else None
+    return totals

@@ -111,7 +111,7 @@ def evaluate(
             code = 0
     run: dict[str, Any] = {
         "baseline": {"path": str(baseline_path), "status": baseline_status},
-        "embedding": _embedding_info(embedder, measurements),
+        "embedding": _embedding_info(embedder),
         "fail_on": output.fail_on,
     }
     if sampling is not None:
@@ -150,11 +150,16 @@ def _make_embedder(loaded: LoadedSuite) -> Any:
     return Embedder(settings.model, batch_size=settings.batch_size)
 
 
-def _embedding_info(embedder: Any, measurements: Sequence[CaseMeasurement]) -> dict[str, Any] | None:
+def _embedding_info(embedder: Any) -> dict[str, Any] | None:
     if embedder is None:
         return None
     from stabilitygate.measure.embedder import embedding_info
 
+    computed, total = embedder.texts_embedded, embedder.distinct_texts
+    print(
+        f"stabilitygate: embedded {total} distinct texts ({computed} by the model, {total - computed} from the cache)",
+        file=sys.stderr,
+    )
     return embedding_info(embedder)
 
 

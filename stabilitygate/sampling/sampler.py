@@ -9,6 +9,7 @@ whatever the run is cut short by (a fatal error, the budget, Ctrl-C) loses no sa
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -141,7 +142,7 @@ class _Run:
         return Sample(
             case=job.case.id,
             index=job.index,
-            text=completion.text,
+            text=_valid_unicode(completion.text),
             latency_ms=round(latency_ms, 1),
             fingerprint=completion.fingerprint,
             model=completion.model,
@@ -252,3 +253,15 @@ def _raise_worker_error(done: Iterable[asyncio.Task[Any]]) -> None:
         error = None if task.cancelled() else task.exception()
         if error is not None:
             raise error
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _valid_unicode(text: str) -> str:
+    """Lone surrogates (JSON allows "\\ud800") cannot be written as UTF-8: they become U+FFFD."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text

@@ -144,6 +144,8 @@ class AnswerSpec(Strict):
         chosen = [k for k in ("json_", "choice", "regex", "number", "text") if getattr(self, k) is not None]
         if len(chosen) != 1:
             raise ValueError("expected exactly one of json, choice, regex, number, text")
+        if self.json_ not in (None, "") and not self.json_.startswith("/"):
+            raise ValueError(f"json: {self.json_!r} is not an RFC 6901 pointer: it starts with '/' (or is '')")
         if self.regex is not None:
             import re
 

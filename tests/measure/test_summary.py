@@ -23,6 +23,11 @@ def test_suite_shares_by_hand(make_case: Callable[..., Any], make_samples: Any) 
     }
     measurements = [measure_case(c, make_samples(texts[c.id]), embedder=None) for c in cases]
     assert suite_summary(measurements, cases) == {
+        "samples_requested": 40,  # N = 10 per case, 4 drawn
+        "samples_ok": 16,
+        "sample_errors": 0,
+        "prompt_tokens": None,  # no sample reported usage
+        "completion_tokens": None,
         "tar_raw": 0.5,  # stable-right, free-text of 4
         "tar_parsed": 0.666667,  # stable-right, form-only of the 3 with a parser
         "best_possible_accuracy": 0.666667,  # stable-right, wobbly of the 3 with expected
@@ -38,6 +43,11 @@ def test_cases_without_samples_or_expected_values(make_case: Callable[..., Any],
         measure_case(cases[1], make_samples([None, None]), embedder=None),  # nothing measured
     ]
     assert suite_summary(measurements, cases) == {
+        "samples_requested": 20,
+        "samples_ok": 2,
+        "sample_errors": 2,
+        "prompt_tokens": None,
+        "completion_tokens": None,
         "tar_raw": 1.0,
         "tar_parsed": 1.0,
         "best_possible_accuracy": None,
@@ -45,3 +55,16 @@ def test_cases_without_samples_or_expected_values(make_case: Callable[..., Any],
         "accuracy_spread": None,
     }
     assert suite_summary([], [])["tar_raw"] is None
+
+
+def test_token_totals_add_up_over_cases(make_case: Callable[..., Any], make_samples: Any) -> None:
+    from dataclasses import replace
+
+    cases = [make_case(None, None, case_id="a"), make_case(None, None, case_id="b")]
+    samples = [
+        [replace(s, usage={"prompt_tokens": 5, "completion_tokens": i + 1}) for i, s in enumerate(make_samples(t))]
+        for t in (["x", "y"], ["z", "z", "z"])
+    ]
+    measurements = [measure_case(c, s, embedder=None) for c, s in zip(cases, samples, strict=True)]
+    summary = suite_summary(measurements, cases)
+    assert summary["prompt_tokens"] == 25 and summary["completion_tokens"] == (1 + 2) + (1 + 2 + 3)

@@ -188,3 +188,12 @@ def test_request_budget_stops_a_cost_runaway(tmp_path: Path, record: Callable[[R
     hit, served = injected(server)
     assert served == len(ok_lines(samples))
     record(Row("cost runaway (max_requests 12)", hit, 1, 1, 0, "sampling stopped at the budget, reported"))
+
+
+def test_lone_surrogate_in_a_completion_is_written_as_replacement(tmp_path: Path) -> None:
+    body = '{"choices": [{"message": {"role": "assistant", "content": "bad \\ud800 text"}, "finish_reason": "stop"}]}'
+    code, report, _, samples, _ = scenario(tmp_path, [Fault("status", status=200, body=body)],
+                                           sampling={"samples": 2})
+    assert code == 0 and report is not None
+    assert report["cases"][0]["completions"] == [{"text": "bad \ufffd text", "count": 2}]
+    assert len(ok_lines(samples)) == 2
