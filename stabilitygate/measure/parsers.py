@@ -154,6 +154,11 @@ def resolve_pointer(doc: Any, pointer: str) -> tuple[bool, Any]:
 
 
 def _parse_json(spec: AnswerSpec, text: str) -> Any:
+    return _json_document_and_value(spec, text)[1]
+
+
+def _json_document_and_value(spec: AnswerSpec, text: str) -> tuple[Any, Any]:
+    """The first JSON document in `text` that has something at the pointer, and that something."""
     pointer = spec.json_ or ""
     check_pointer(pointer)
     found_any = False
@@ -161,7 +166,7 @@ def _parse_json(spec: AnswerSpec, text: str) -> Any:
         found_any = True
         ok, value = resolve_pointer(doc, pointer)
         if ok:
-            return value
+            return doc, value
     if not found_any:
         raise _NoAnswer("no JSON document found")
     raise _NoAnswer(f"the JSON has nothing at {pointer}")
@@ -337,11 +342,17 @@ def parse_answer(spec: AnswerSpec, text: str) -> ParsedAnswer:
     """The answer `text` commits to under `spec`; a failed parse or schema check is ok=False, never raised."""
     has_schema = spec.schema_ is not None
     try:
-        raw = _PARSERS[spec.kind](spec, text)
+        if spec.kind == "json":
+            # The schema describes the structured output as a whole (response_format, tool
+            # arguments), the pointer picks the answer out of it.
+            document, raw = _json_document_and_value(spec, text)
+        else:
+            raw = _PARSERS[spec.kind](spec, text)
+            document = raw
     except _NoAnswer as exc:
         return ParsedAnswer(ok=False, error=str(exc), schema_valid=False if has_schema else None)
     if has_schema:
-        error = _schema_error(spec.schema_ or {}, raw)
+        error = _schema_error(spec.schema_ or {}, document)
         if error is not None:
             return ParsedAnswer(ok=False, error=error, schema_valid=False)
     value = canonical_json(raw) if spec.kind == "json" else raw

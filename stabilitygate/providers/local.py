@@ -7,6 +7,7 @@ with arrival, the way a serving engine batches them. Importing this module does 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,7 @@ from stabilitygate.providers.local_engine import (
     GenerationSpec,
     ModelSource,
     acquire_engine,
+    load_model,
     release_engine,
     resolve_model_source,
 )
@@ -97,7 +99,12 @@ def _bad_params(message: str) -> FatalProviderError:
 
 
 class LocalProvider(Provider):
-    """Completions from a model on this machine; one shared engine per model for the whole process."""
+    """Completions from a model on this machine; one shared engine per model for the whole process.
+
+    `timeout_s` bounds a request's generation once its batch starts. The one-off model load
+    (about 20-30 s for the bundled model) happens on the first request, or ahead of time with
+    `warm_up()`, so that it does not eat into the sampler's per-request timeout.
+    """
 
     has_fingerprint = True
 
@@ -136,10 +143,19 @@ class LocalProvider(Provider):
             extra={"batch_size": result.batch_size, "build": result.build},
         )
 
-    def _engine_for(self, model: str | None) -> Engine:
+    async def warm_up(self) -> None:
+        """Load the configured model now, off the event loop (FatalProviderError when it cannot be)."""
+        source = self._source_for(self._config.model)
+        await asyncio.to_thread(load_model, source)
+
+    def _source_for(self, model: str | None) -> ModelSource:
         source = self._sources.get(model)
         if source is None:
             source = self._sources[model] = resolve_model_source(model)
+        return source
+
+    def _engine_for(self, model: str | None) -> Engine:
+        source = self._source_for(model)
         engine = self._engines.get(source)
         if engine is None:
             engine = self._engines[source] = acquire_engine(source)

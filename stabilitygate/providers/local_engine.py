@@ -124,9 +124,21 @@ def load_model(source: ModelSource) -> LoadedModel:
     with _MODELS_LOCK:
         loaded = _MODELS.get(source.path)
         if loaded is None:
-            loaded = _load_uncached(source)
+            try:
+                loaded = _load_uncached(source)
+            except FatalProviderError:
+                raise
+            except Exception as exc:  # e.g. the file vanished while being hashed
+                raise FatalProviderError(
+                    f"could not load local model {source.path}: {type(exc).__name__}: {exc}", kind="local_model"
+                ) from None
             _MODELS[source.path] = loaded
         return loaded
+
+
+def is_loaded(source: ModelSource) -> bool:
+    """Whether this process already holds the model (the next request starts without the load)."""
+    return source.path in _MODELS
 
 
 def _load_uncached(source: ModelSource) -> LoadedModel:
@@ -305,9 +317,8 @@ class Engine:
                     break
             try:
                 loaded = load_model(self.source)
-            except Exception as exc:  # whatever went wrong, no request can be served: fail them all, now and later
-                error = exc if isinstance(exc, FatalProviderError) else None
-                message = str(error) if error else f"could not load local model {self.source.path}: {exc!r}"
+            except FatalProviderError as exc:  # no request can be served: fail them all, now and later
+                message = str(exc)
                 with self._cond:
                     self._load_error = FatalProviderError(message, kind="local_model")
                     leftover = list(self._pending)

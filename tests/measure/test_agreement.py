@@ -70,7 +70,9 @@ def test_all_parse_failures_give_zero_agreement() -> None:
 
 
 def test_schema_valid_share_counts_samples_meeting_the_schema() -> None:
-    checked = AnswerSpec.model_validate({"json": "/n", "schema": {"type": "integer"}})
+    checked = AnswerSpec.model_validate(
+        {"json": "/n", "schema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}}
+    )
     counts = count_texts(['{"n": 1}'] * 3 + ['{"n": "x"}'] + ["none"])
     metrics = parsed_metrics(checked, parse_texts(checked, counts), counts)
     assert metrics["schema_valid_share"] == 0.6

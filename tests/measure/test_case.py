@@ -250,7 +250,10 @@ def test_parse_failures_are_noted_and_suggested_about(make_case: Callable[..., A
 
 
 def test_schema_valid_share(make_case: Callable[..., Any], make_samples: Any) -> None:
-    case = make_case({"json": "/n", "schema": {"type": "integer"}}, samples=4)
+    case = make_case(
+        {"json": "/n", "schema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}},
+        samples=4,
+    )
     m = measure_case(case, make_samples(['{"n": 1}', '{"n": 1}', '{"n": "one"}', '{"n": 1.0}']), embedder=None)
     assert m.metrics["schema_valid_share"] == 0.75
     assert m.metrics["parse_failures"] == 1

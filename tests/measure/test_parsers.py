@@ -6,8 +6,8 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
-from stabilitygate.errors import BadInput
 from stabilitygate.measure.parsers import (
     ParsedAnswer,
     canonical_json,
@@ -95,9 +95,9 @@ def test_json_rejects_nan_and_survives_absurd_nesting() -> None:
     assert not parse_answer(spec(json=""), "[" * 100_000).ok
 
 
-def test_json_pointer_without_slash_is_bad_input() -> None:
-    with pytest.raises(BadInput, match="not a JSON pointer"):
-        parse_answer(spec(json="borough"), '{"borough": 1}')
+def test_json_pointer_without_slash_is_refused_when_the_suite_loads() -> None:
+    with pytest.raises(ValidationError, match="not an RFC 6901 pointer"):
+        spec(json="borough")
 
 
 # -- choice ----------------------------------------------------------------------------------------------
@@ -242,12 +242,12 @@ def test_schema_failure_is_a_parse_failure_with_schema_valid_false() -> None:
     assert failed.error == "fails the schema at the top level: 'borough' is a required property"
 
 
-def test_schema_applies_to_the_pointed_value_and_to_other_parsers() -> None:
-    positive = spec(json="/n", schema={"type": "integer", "minimum": 0})
-    assert (
-        parse_answer(positive, '{"n": -1}').error
-        == "fails the schema at the top level: -1 is less than the minimum of 0"
-    )
+def test_schema_applies_to_the_whole_json_document_and_to_other_parsers() -> None:
+    # The schema describes the structured output (response_format, tool arguments); the pointer
+    # only picks the answer out of it.
+    positive = spec(json="/n", schema={"properties": {"n": {"type": "integer", "minimum": 0}}})
+    assert parse_answer(positive, '{"n": -1}').error == "fails the schema at /n: -1 is less than the minimum of 0"
+    assert parse_answer(spec(json="/n", schema={"required": ["m"]}), '{"n": 1}').schema_valid is False
     nested = spec(json="", schema={"properties": {"n": {"type": "integer"}}})
     assert parse_answer(nested, '{"n": "x"}').error == "fails the schema at /n: 'x' is not of type 'integer'"
     enum = spec(choice=["A", "B"], schema={"enum": ["A"]})

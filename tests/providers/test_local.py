@@ -13,7 +13,7 @@ import pytest
 
 from stabilitygate.providers.interface import Completion, FatalProviderError, Request
 from stabilitygate.providers.local import LocalParams, LocalProvider, parse_params
-from stabilitygate.providers.local_engine import acquire_engine, load_model, release_engine, resolve_model_source
+from stabilitygate.providers.local_engine import acquire_engine, is_loaded, release_engine, resolve_model_source
 from stabilitygate.suite.model import ProviderConfig
 
 
@@ -85,9 +85,17 @@ def test_a_missing_model_file_fails_the_request_as_fatal(tmp_path: Path) -> None
         asyncio.run(main())
 
 
+def test_warming_up_a_missing_model_is_fatal(tmp_path: Path) -> None:
+    provider = LocalProvider(ProviderConfig(type="local", model=str(tmp_path / "absent.gguf")))
+    with pytest.raises(FatalProviderError, match=r"absent\.gguf"):
+        asyncio.run(provider.warm_up())
+
+
 @pytest.fixture(scope="module")
 def loaded() -> Iterator[None]:
-    load_model(resolve_model_source(None))  # once per process, shared with the engine tests
+    # Loads once per process (shared with the engine tests), and proves warm_up loads what requests use.
+    asyncio.run(LocalProvider(ProviderConfig(type="local")).warm_up())
+    assert is_loaded(resolve_model_source(None))
     yield
 
 
