@@ -14,7 +14,8 @@ from stabilitygate.pipeline.evaluate import SamplingFacts, evaluate, resolve_bas
 from stabilitygate.pipeline.options import RunOptions
 from stabilitygate.pipeline.select import select_cases
 from stabilitygate.providers import make_provider
-from stabilitygate.providers.interface import Provider
+from stabilitygate.providers.httpbase import redact
+from stabilitygate.providers.interface import Provider, ProviderError
 from stabilitygate.samples import Sample
 from stabilitygate.sampling.progress import Progress
 from stabilitygate.sampling.sampler import SamplingOutcome, sample_cases
@@ -94,8 +95,14 @@ async def _sample(
     """Sample every case; SIGINT/SIGTERM cancel the sampling and keep what was received."""
     providers = _providers(cases, sampling, env)
     progress = None if progress_mode is False else Progress(sum(c.samples for c in cases), interactive=progress_mode)
-    task = asyncio.ensure_future(
-        sample_cases(
+
+    async def warm_then_sample() -> SamplingOutcome | None:
+        # A provider that loads a model in-process does it before the clock of any request starts.
+        for provider in {id(p): p for p in providers.values()}.values():
+            warm_up = getattr(provider, "warm_up", None)
+            if warm_up is not None:
+                await warm_up()
+        return await sample_cases(
             cases,
             sampling,
             providers,
@@ -104,7 +111,8 @@ async def _sample(
             progress=progress,
             secrets=secrets,
         )
-    )
+
+    task = asyncio.ensure_future(warm_then_sample())
     interrupted = False
     loop = asyncio.get_running_loop()
 
@@ -122,6 +130,11 @@ async def _sample(
     except asyncio.CancelledError:
         if not interrupted:
             raise
+    except ProviderError as exc:  # the warm-up failed: nothing was sampled
+        outcome = SamplingOutcome(
+            samples=[], requests_made=0, retries=0, fatal_error=redact(str(exc), secrets), budget_exhausted=False,
+            early_stopped={}, interrupted=False, wall_s=0.0,
+        )
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError):
