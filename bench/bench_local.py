@@ -22,14 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from stabilitygate.providers.local_engine import (  # after the path fix above
-    Engine,
-    GenerationResult,
-    GenerationSpec,
-    LoadedModel,
-    load_model,
-    resolve_model_source,
-)
+# after the path fix above
+from stabilitygate.providers.local_decode import GenerationResult, GenerationSpec
+from stabilitygate.providers.local_engine import Engine
+from stabilitygate.providers.local_model import LoadedModel, load_model, resolve_model_source
 
 TARGETS = [
     "Where was Richard Feynman born? Answer in one sentence.",

@@ -12,7 +12,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
@@ -20,10 +20,10 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
 from stabilitygate.errors import BadInput
+from stabilitygate.measure.canonical import NoAnswer, canonical_json, canonical_number, scalar_text
+from stabilitygate.measure.choice import choice_matcher
 from stabilitygate.suite.model import AnswerSpec
 
-#: Integral numbers below this magnitude are reported as ints (42.0 -> 42), as JSON canonical forms do.
-_EXACT_INT_LIMIT = 10**15
 _MAX_JSON_ATTEMPTS = 2000  # start positions tried when hunting for JSON inside prose
 
 
@@ -33,55 +33,6 @@ class ParsedAnswer:
     value: Any = None  # JSON-able canonical value; None when not ok
     error: str | None = None  # why it did not parse (or failed the schema)
     schema_valid: bool | None = None  # None when the spec has no schema
-
-
-class _NoAnswer(Exception):
-    """Raised inside a parser: the text holds no answer of that kind."""
-
-
-# -- canonical values ------------------------------------------------------------------------------------
-
-
-def canonical_number(value: Decimal | float | int) -> int | float:
-    """42.0 -> 42, Decimal('1234.50') -> 1234.5, -0.0 -> 0; raises _NoAnswer for NaN and infinities."""
-    try:
-        dec = value if isinstance(value, Decimal) else Decimal(str(value))
-    except InvalidOperation:
-        raise _NoAnswer(f"not a number: {value!r}") from None
-    if not dec.is_finite():
-        raise _NoAnswer("the number is not finite")
-    if dec == dec.to_integral_value() and abs(dec) < _EXACT_INT_LIMIT:
-        return int(dec)
-    as_float = float(dec)
-    if as_float in (float("inf"), float("-inf")):
-        raise _NoAnswer("the number is out of range")
-    return as_float
-
-
-def _canonical_tree(value: Any) -> Any:
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return value
-    if isinstance(value, int | float):
-        try:
-            return canonical_number(value)
-        except _NoAnswer:
-            return str(value)  # NaN or infinity in an expected value: never equal to a parsed answer
-    if isinstance(value, dict):
-        return {str(k): _canonical_tree(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_canonical_tree(v) for v in value]
-    return str(value)  # YAML dates and the like compare by their text
-
-
-def canonical_json(value: Any) -> str:
-    """Sorted keys, compact separators, integral numbers as ints: equal documents give equal strings."""
-    return json.dumps(_canonical_tree(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def _scalar_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return "" if value is None else str(value)
 
 
 # -- json ------------------------------------------------------------------------------------------------
@@ -168,83 +119,15 @@ def _json_document_and_value(spec: AnswerSpec, text: str) -> tuple[Any, Any]:
         if ok:
             return doc, value
     if not found_any:
-        raise _NoAnswer("no JSON document found")
-    raise _NoAnswer(f"the JSON has nothing at {pointer}")
+        raise NoAnswer("no JSON document found")
+    raise NoAnswer(f"the JSON has nothing at {pointer}")
 
 
 # -- choice ----------------------------------------------------------------------------------------------
 
-_CONNECTOR = r"(?:is|was|would\s+be|will\s+be|should\s+be|must\s+be)\b"
-_ANSWER_PHRASE = (
-    r"(?:\b(?:answer|choice)\b\s*(?:" + _CONNECTOR + r"\s*)?[:=\-–—]?"
-    r"|\b(?:option|selection)\s*(?:" + _CONNECTOR + r"|[:=])"
-    r"|\bI\s+(?:choose|pick|select|go\s+with)\b|\bgo\s+with\b)"
-    r"\s*(?:(?:clearly|definitely|probably|likely|therefore|thus|indeed)\s+)?"
-    r"(?:(?:option|choice)\s+)?(?:(?:[*_\"'`(\[]|\\boxed\{)\s*)*"
-)
-_OPENERS = r"(?:(?:[*_\"'`(\[]|\\boxed\{)\s*)*"
-_CLOSERS = r"(?:[*_\"'`)\]}.]\s*)*"
-_ARTICLE_FOLLOWER = re.compile(r"[ \t]+[^\W\d_]")
-
-
-class _ChoiceMatcher:
-    """Finds the label a text commits to; compiled once per label list."""
-
-    def __init__(self, labels: tuple[str, ...]) -> None:
-        self.canonical: dict[str, str] = {}
-        for label in labels:
-            if label.strip():  # an empty label would match everywhere
-                self.canonical.setdefault(label.lower(), label)
-        alternatives = "|".join(re.escape(a) for a in sorted(self.canonical, key=len, reverse=True))
-        label = rf"(?<!\w)({alternatives})(?!\w)"
-        self.mention = re.compile(label, re.I)
-        self.phrase = re.compile(_ANSWER_PHRASE + label, re.I)
-        self.second = re.compile(r"\s*" + _CLOSERS + r"(?:,|/|&|\bor\b|\band\b)\s*" + _OPENERS + label, re.I)
-
-    @staticmethod
-    def _is_article(text: str, start: int, end: int) -> bool:
-        """A lone lowercase "a" followed by a word is the article, unless brackets mark it as a label."""
-        if text[start:end] != "a" or (start > 0 and text[start - 1] in "(["):
-            return False
-        return _ARTICLE_FOLLOWER.match(text, end) is not None
-
-    def parse(self, text: str) -> str:
-        commitments: list[tuple[str, ...]] = []
-        for m in self.phrase.finditer(text):
-            if self._is_article(text, m.start(1), m.end(1)):
-                continue
-            labels = [self.canonical[m.group(1).lower()]]
-            second = self.second.match(text, m.end(1))
-            if second and not self._is_article(text, second.start(1), second.end(1)):
-                labels.append(self.canonical[second.group(1).lower()])
-            commitments.append(tuple(dict.fromkeys(labels)))
-        if commitments:
-            last = commitments[-1]  # a restated, final answer overrides earlier ones
-            if len(last) == 1:
-                return last[0]
-            raise _NoAnswer(f"the answer names more than one label ({', '.join(last)})")
-        several = False
-        for line in reversed(text.splitlines()):
-            named = {
-                self.canonical[m.group(1).lower()]
-                for m in self.mention.finditer(line)
-                if not self._is_article(line, m.start(1), m.end(1))
-            }
-            if len(named) == 1:
-                return named.pop()
-            several = several or len(named) > 1
-        if several:
-            raise _NoAnswer("a tie: every line that names a label names more than one")
-        raise _NoAnswer("no label found")
-
-
-@lru_cache(maxsize=256)
-def _choice_matcher(labels: tuple[str, ...]) -> _ChoiceMatcher:
-    return _ChoiceMatcher(labels)
-
 
 def _parse_choice(spec: AnswerSpec, text: str) -> Any:
-    return _choice_matcher(tuple(spec.choice or ())).parse(text)
+    return choice_matcher(tuple(spec.choice or ())).parse(text)
 
 
 # -- regex, number, text ---------------------------------------------------------------------------------
@@ -259,11 +142,11 @@ def _parse_regex(spec: AnswerSpec, text: str) -> Any:
     pattern = _compiled(spec.regex or "")
     m = pattern.search(text)
     if m is None:
-        raise _NoAnswer("the pattern does not match")
+        raise NoAnswer("the pattern does not match")
     if pattern.groups:
         group = m.group(1)
         if group is None:
-            raise _NoAnswer("the pattern's first group did not take part in the match")
+            raise NoAnswer("the pattern's first group did not take part in the match")
         return group
     return m.group(0)
 
@@ -277,7 +160,7 @@ _NUMBER = re.compile(
 def parse_number(text: str) -> int | float:
     m = _NUMBER.search(text)
     if m is None:
-        raise _NoAnswer("no number found")
+        raise NoAnswer("no number found")
     sign = "-" if m.group(1) in ("-", "\u2212") else ""
     exponent = f"e{m.group(3)}" if m.group(3) else ""
     return canonical_number(Decimal(sign + m.group(2).replace(",", "") + exponent))
@@ -304,7 +187,7 @@ def normalize_text(text: str, steps: list[str] | tuple[str, ...]) -> str:
 def _parse_text(spec: AnswerSpec, text: str) -> Any:
     value = normalize_text(text, spec.text.normalize if spec.text else [])
     if not value:
-        raise _NoAnswer("the answer is empty")
+        raise NoAnswer("the answer is empty")
     return value
 
 
@@ -349,7 +232,7 @@ def parse_answer(spec: AnswerSpec, text: str) -> ParsedAnswer:
         else:
             raw = _PARSERS[spec.kind](spec, text)
             document = raw
-    except _NoAnswer as exc:
+    except NoAnswer as exc:
         return ParsedAnswer(ok=False, error=str(exc), schema_valid=False if has_schema else None)
     if has_schema:
         error = _schema_error(spec.schema_ or {}, document)
@@ -368,21 +251,21 @@ def normalize_expected(spec: AnswerSpec, expected: Any) -> Any:
         if isinstance(expected, int | float) and not isinstance(expected, bool):
             try:
                 return canonical_number(expected)
-            except _NoAnswer:
+            except NoAnswer:
                 return expected
         try:
-            return parse_number(_scalar_text(expected))
-        except _NoAnswer:
-            return _scalar_text(expected)
+            return parse_number(scalar_text(expected))
+        except NoAnswer:
+            return scalar_text(expected)
     if kind == "choice":
-        matcher = _choice_matcher(tuple(spec.choice or ()))
-        written = _scalar_text(expected).strip()
+        matcher = choice_matcher(tuple(spec.choice or ()))
+        written = scalar_text(expected).strip()
         if written.lower() in matcher.canonical:
             return matcher.canonical[written.lower()]
         try:
             return matcher.parse(written)
-        except _NoAnswer:
+        except NoAnswer:
             return written
     if kind == "text":
-        return normalize_text(_scalar_text(expected), spec.text.normalize if spec.text else [])
-    return _scalar_text(expected)
+        return normalize_text(scalar_text(expected), spec.text.normalize if spec.text else [])
+    return scalar_text(expected)

@@ -13,15 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from stabilitygate.providers.interface import Completion, FatalProviderError, Provider, Request
-from stabilitygate.providers.local_engine import (
-    Engine,
-    GenerationSpec,
-    ModelSource,
-    acquire_engine,
-    load_model,
-    release_engine,
-    resolve_model_source,
-)
+from stabilitygate.providers.local_decode import GenerationSpec
+from stabilitygate.providers.local_engine import Engine, acquire_engine, release_engine
+from stabilitygate.providers.local_model import ModelSource, load_model, resolve_model_source
 from stabilitygate.suite.model import ProviderConfig
 
 DEFAULT_MAX_TOKENS = 64

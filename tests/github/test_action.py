@@ -3,7 +3,6 @@ action, against a scripted OpenAI-compatible server and a fake GitHub API, both 
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
@@ -366,21 +365,3 @@ def test_entrypoint_turns_a_crash_into_one_error_line(tmp_path: Path) -> None:
         "::error title=llm-stability-gate::internal error: RuntimeError: broken install:%0Asecond line "
         "(set STABILITYGATE_DEBUG=1 for the traceback)\n"
     )
-
-
-def test_fallback_summary_redacts_secrets_and_fences_untrusted_text() -> None:
-    tail = ["::add-mask::x", "stabilitygate: error: refused key sk-live-123456789 ``` here", ""]
-    summary = action._fallback_summary(3, tail, ["sk-live-123456789"])
-    assert "sk-live-123456789" not in summary and "refused key *** ``` here" in summary
-    assert "exit code 3 (could not measure)" in summary
-    assert "\n````\n" in summary  # a fence longer than the text's own backtick run
-    assert "::add-mask::" not in summary
-
-
-def test_tee_passes_writes_through_and_keeps_the_last_lines() -> None:
-    sink = io.StringIO()
-    tee = action._Tee(sink, keep=2)
-    tee.write("one\ntwo\nthr")
-    tee.write("ee\nfour")
-    assert sink.getvalue() == "one\ntwo\nthree\nfour"
-    assert tee.tail() == ["two", "three", "four"]

@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 
 from stabilitygate.cli import main as cli_main
-from stabilitygate.errors import EXIT_BAD_INPUT, EXIT_CANNOT_MEASURE, BadInput, CannotMeasure
+from stabilitygate.errors import EXIT_BAD_INPUT, EXIT_CANNOT_MEASURE
 from stabilitygate.github import action
-from stabilitygate.github.inputs import read_inputs
 from tests.github.test_action import API_KEY, PR, TOKEN, Run, Runner, assert_no_secret
 from tests.support.github_server import FakeGitHub
 from tests.support.openai_server import ScriptedOpenAI
@@ -243,50 +242,3 @@ def test_a_merge_never_takes_its_own_earlier_report(tmp_path: Path, capsys: pyte
     own.write_text("{}")
     code = action.main({"GITHUB_WORKSPACE": str(tmp_path), "INPUT_MERGE": ".stabilitygate/**/report.json"})
     assert code == EXIT_BAD_INPUT and "only this job's own report files" in capsys.readouterr().out
-
-
-def shard_report(path: Path, shard: str | None, suite: str = "sharded") -> str:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    report = {"suite": {"path": ".stability/suite.yml", "name": suite}, "run": {"sampling": {"shard": shard}}}
-    path.write_text(json.dumps(report), encoding="utf-8")
-    return str(path)
-
-
-def test_merge_problem_accepts_every_shard_once(tmp_path: Path) -> None:
-    paths = [shard_report(tmp_path / f"{k}.json", f"{k}/3") for k in (3, 1, 2)]
-    assert action._merge_problem(paths, "sharded") is None
-
-
-@pytest.mark.parametrize(
-    ("shards", "suite", "kind", "words"),
-    [
-        (["1/2"], "sharded", CannotMeasure, "no report of shard 2/2"),
-        (["1/2", "2/2", "2/2"], "sharded", BadInput, "shard 2/2 has 2 reports"),
-        (["1/2", "2/2", "1/3"], "sharded", BadInput, "different shardings (1/2, 2/2, 1/3)"),
-        (["1/1", None], "sharded", BadInput, "the report of a whole run, not of a shard"),
-        (["1/1"], "another", BadInput, "reports on suite 'another', but input `suite` is 'sharded'"),
-    ],
-)
-def test_merge_problem_names_what_is_wrong(
-    tmp_path: Path, shards: list[str | None], suite: str, kind: type[Exception], words: str
-) -> None:
-    paths = [shard_report(tmp_path / f"{i}.json", s, suite) for i, s in enumerate(shards)]
-    problem = action._merge_problem(paths, "sharded")
-    assert type(problem) is kind and words in str(problem)
-
-
-def test_gate_command_lines_for_a_shard_and_a_merge(tmp_path: Path) -> None:
-    env = {"INPUT_SHARD": "2/3", "INPUT_UPDATE-BASELINE": "true", "INPUT_SAMPLES": "5"}
-    files = action.GateFiles.under(tmp_path, read_inputs(env).shard)
-    argv = action._gate_argv(read_inputs(env), files)
-    assert files.report_json == tmp_path / ".stabilitygate" / "shard-2-of-3" / "report.json"
-    assert argv[0] == "run" and argv[-2:] == ["--", ".stability/suite.yml"]
-    assert "--update-baseline" not in argv and argv[argv.index("--shard") + 1] == "2/3"
-    assert argv[argv.index("--samples-out") + 1] == str(files.samples)
-    assert argv[argv.index("--samples") + 1] == "5"
-
-    merge = read_inputs({"INPUT_MERGE": "-odd/report.json", "INPUT_UPDATE-BASELINE": "true"})
-    argv = action._gate_argv(merge, action.GateFiles.under(tmp_path), ["-odd/report.json"])
-    assert argv[0] == "merge" and argv[-2:] == ["--", "-odd/report.json"]  # never read as a flag
-    assert "--update-baseline" in argv and "--samples-out" not in argv
-    assert argv[argv.index("--suite") + 1] == ".stability/suite.yml"

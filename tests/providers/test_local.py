@@ -13,7 +13,8 @@ import pytest
 
 from stabilitygate.providers.interface import Completion, FatalProviderError, Request
 from stabilitygate.providers.local import LocalParams, LocalProvider, parse_params
-from stabilitygate.providers.local_engine import acquire_engine, is_loaded, release_engine, resolve_model_source
+from stabilitygate.providers.local_engine import acquire_engine, release_engine
+from stabilitygate.providers.local_model import is_loaded, resolve_model_source
 from stabilitygate.suite.model import ProviderConfig
 
 

@@ -1,13 +1,12 @@
-"""The local batching engine: model resolution, batching, decoding, cancellation, shutdown.
+"""The local batching engine: batching, load failures, cancellation, shutdown, sharing between providers.
 
-Model-loading tests share one load per process (the engine's cache) and keep max_tokens small.
+Tests that need the model share one load per process (the `local_model` cache) and keep max_tokens small.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,66 +14,13 @@ from pathlib import Path
 import pytest
 
 from stabilitygate.providers.interface import FatalProviderError, ProviderError
-from stabilitygate.providers.local_engine import (
-    BUNDLED_FILE,
-    Engine,
-    GenerationSpec,
-    ModelSource,
-    acquire_engine,
-    available_cores,
-    file_digest,
-    load_model,
-    release_engine,
-    resolve_model_source,
-)
+from stabilitygate.providers.local_decode import GenerationSpec
+from stabilitygate.providers.local_engine import Engine, acquire_engine, release_engine
+from stabilitygate.providers.local_model import load_model, resolve_model_source
 
 
 def _user(text: str) -> tuple[dict[str, str], ...]:
     return ({"role": "user", "content": text},)
-
-
-def test_bundled_model_is_found_without_importing_its_package() -> None:
-    source = resolve_model_source(None)
-    assert source.gguf_file == BUNDLED_FILE
-    assert source.path.is_file()
-    assert source.name == "SmolLM2-135M-Instruct.Q4_1"
-
-
-def test_a_gguf_path_and_a_model_directory_resolve(tmp_path: Path) -> None:
-    gguf = tmp_path / "tiny.gguf"
-    gguf.write_bytes(b"GGUF")
-    assert resolve_model_source(str(gguf)) == ModelSource(tmp_path.resolve(), "tiny.gguf", "tiny")
-    model_dir = tmp_path / "my-model"
-    model_dir.mkdir()
-    (model_dir / "config.json").write_text("{}")
-    assert resolve_model_source(str(model_dir)) == ModelSource(model_dir.resolve(), None, "my-model")
-
-
-@pytest.mark.parametrize("name", ["missing.gguf", "plain-dir", "notes.txt"])
-def test_a_model_that_is_not_there_is_fatal(tmp_path: Path, name: str) -> None:
-    (tmp_path / "plain-dir").mkdir()
-    (tmp_path / "notes.txt").write_text("not a model")
-    with pytest.raises(FatalProviderError, match=r"neither a \.gguf file nor a model directory"):
-        resolve_model_source(str(tmp_path / name))
-
-
-def test_available_cores_is_within_the_machine() -> None:
-    assert 1 <= available_cores() <= (os.cpu_count() or 1)
-
-
-def test_file_digest_follows_the_content(tmp_path: Path) -> None:
-    model = tmp_path / "m.gguf"
-    model.write_bytes(b"weights-1")
-    first = file_digest(model)
-    assert file_digest(model) == first
-    model.write_bytes(b"weights-2")
-    assert file_digest(model) != first
-    directory = tmp_path / "dir"
-    directory.mkdir()
-    (directory / "config.json").write_text("{}")
-    before = file_digest(directory)
-    (directory / "model.safetensors").write_bytes(b"x")
-    assert file_digest(directory) != before
 
 
 def test_a_broken_model_file_fails_every_request_as_fatal(tmp_path: Path) -> None:
@@ -109,35 +55,6 @@ def engine() -> Iterator[Engine]:
 async def _wait_for_batches(engine: Engine, count: int) -> None:
     while len(engine.batch_sizes) < count:
         await asyncio.sleep(0.005)
-
-
-@pytest.mark.slow
-def test_a_completion_comes_back_with_exact_token_counts(engine: Engine) -> None:
-    loaded = load_model(engine.source)
-    messages = _user("Count from one to twenty.")
-    result = asyncio.run(engine.generate(GenerationSpec(messages, max_tokens=6)))
-    prompt_text = loaded.tokenizer.apply_chat_template(list(messages), add_generation_prompt=True, tokenize=False)
-    assert result.prompt_tokens == len(loaded.tokenizer(prompt_text, add_special_tokens=False)["input_ids"])
-    assert result.finish_reason == "length"
-    assert result.completion_tokens == 6
-    assert result.text.strip()
-    assert result.fingerprint.startswith("local_")
-    assert "dtype=float32" in result.build
-
-
-@pytest.mark.slow
-def test_greedy_decoding_matches_transformers_generate_and_repeats(engine: Engine) -> None:
-    import torch
-
-    loaded = load_model(engine.source)
-    messages = _user("What is the capital of France?")
-    texts = [asyncio.run(engine.generate(GenerationSpec(messages, max_tokens=12))).text for _ in range(3)]
-    assert len(set(texts)) == 1
-    prompt_text = loaded.tokenizer.apply_chat_template(list(messages), add_generation_prompt=True, tokenize=False)
-    ids = torch.tensor([loaded.tokenizer(prompt_text, add_special_tokens=False)["input_ids"]])
-    with torch.inference_mode():
-        out = loaded.model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=12, do_sample=False)
-    assert texts[0] == loaded.tokenizer.decode(out[0, ids.shape[1] :], skip_special_tokens=True)
 
 
 @pytest.mark.slow
@@ -193,29 +110,6 @@ def test_the_event_loop_keeps_running_while_the_model_generates(engine: Engine) 
     ticks, worst_gap = asyncio.run(main())
     assert ticks >= 10
     assert worst_gap < 1.0
-
-
-@pytest.mark.slow
-def test_seeded_sampling_reproduces_per_sample_index(engine: Engine) -> None:
-    def draw(index: int) -> str:
-        spec = GenerationSpec(
-            _user("Invent a name for a cat."), max_tokens=8, temperature=1.5, seed=7, sample_index=index
-        )
-        return asyncio.run(engine.generate(spec)).text
-
-    first = draw(0)
-    assert draw(0) == first
-    assert len({first, draw(1), draw(2), draw(3)}) > 1
-
-
-@pytest.mark.slow
-def test_a_prompt_past_the_context_is_refused_without_running(engine: Engine) -> None:
-    before = list(engine.batch_sizes)
-    with pytest.raises(ProviderError, match="exceeds the model's context") as refused:
-        asyncio.run(engine.generate(GenerationSpec(_user("word " * 9000), max_tokens=8)))
-    assert refused.value.kind == "too_long"
-    assert not refused.value.retryable
-    assert engine.batch_sizes == [*before, 1]
 
 
 @pytest.mark.slow

@@ -1,0 +1,60 @@
+"""Canonical answer values: equal answers compare equal with == whatever their surface form.
+
+Also the one signal every parser shares: NoAnswer, raised when a text holds no answer of its kind.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+#: Integral numbers below this magnitude are reported as ints (42.0 -> 42), as JSON canonical forms do.
+_EXACT_INT_LIMIT = 10**15
+
+
+class NoAnswer(Exception):
+    """Raised inside a parser: the text holds no answer of that kind."""
+
+
+def canonical_number(value: Decimal | float | int) -> int | float:
+    """42.0 -> 42, Decimal('1234.50') -> 1234.5, -0.0 -> 0; raises NoAnswer for NaN and infinities."""
+    try:
+        dec = value if isinstance(value, Decimal) else Decimal(str(value))
+    except InvalidOperation:
+        raise NoAnswer(f"not a number: {value!r}") from None
+    if not dec.is_finite():
+        raise NoAnswer("the number is not finite")
+    if dec == dec.to_integral_value() and abs(dec) < _EXACT_INT_LIMIT:
+        return int(dec)
+    as_float = float(dec)
+    if as_float in (float("inf"), float("-inf")):
+        raise NoAnswer("the number is out of range")
+    return as_float
+
+
+def _canonical_tree(value: Any) -> Any:
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int | float):
+        try:
+            return canonical_number(value)
+        except NoAnswer:
+            return str(value)  # NaN or infinity in an expected value: never equal to a parsed answer
+    if isinstance(value, dict):
+        return {str(k): _canonical_tree(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_canonical_tree(v) for v in value]
+    return str(value)  # YAML dates and the like compare by their text
+
+
+def canonical_json(value: Any) -> str:
+    """Sorted keys, compact separators, integral numbers as ints: equal documents give equal strings."""
+    return json.dumps(_canonical_tree(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def scalar_text(value: Any) -> str:
+    """An expected scalar as a completion would write it: true/false as JSON does, "" for null."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else str(value)
