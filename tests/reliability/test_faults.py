@@ -134,7 +134,7 @@ def test_ten_megabyte_completion_is_refused_with_bounded_memory(tmp_path: Path, 
     assert peak < 64 * 1024 * 1024, f"peak {peak / 2**20:.1f} MiB"
     hit, served = injected(server)
     record(Row("10 MB completion", hit, 1, 1, served - len(ok_lines(samples)),
-               f"refused past the 8 MiB body limit, peak memory {peak / 2**20:.0f} MiB"))
+               f"refused past the 8 MiB body limit, peak traced memory {peak / 2**20:.1f} MiB"))
 
 
 def free_port() -> int:
