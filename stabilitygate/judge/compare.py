@@ -48,11 +48,18 @@ class Comparison:
     fingerprints_now: list[str]
     fingerprints_before: list[str]
     data: dict[str, Any]  # the plain-data part that does not depend on Holm
+    # Is the baseline's modal answer (or completion) significantly rarer now? Guards the answer
+    # change against a narrow majority flipping by chance.
+    answer_test: DropTest | None = None
     notes: list[str] = field(default_factory=list)
 
     @property
     def p_value(self) -> float | None:
         return self.test.p_value if self.test is not None else None
+
+    @property
+    def answer_p_value(self) -> float | None:
+        return self.answer_test.p_value if self.answer_test is not None else None
 
     @property
     def answer_changed(self) -> bool:
@@ -95,6 +102,13 @@ def compare_case(
         modal_now = _modal(m.completions, "text", m.samples_ok)
         modal_before = _modal(entry.completions, "text", entry.samples)
 
+    answer_test = None
+    if modal_before is not None and m.samples_ok > 0:
+        key = "answer" if kind == "answer" else "text"
+        rows = m.answers if kind == "answer" else m.completions
+        still = next((int(r["count"]) for r in rows if same_value(r[key], modal_before.value)), 0)
+        answer_test = drop_test(modal_before.count, modal_before.n, still, m.samples_ok)
+
     text_now = m.completions[0]["text"] if m.completions else None
     text_before = entry.modal_completion
     modal_cosine = None
@@ -133,6 +147,7 @@ def compare_case(
         "baseline_fingerprints": fingerprints_before,
         "fingerprints_changed": bool(fingerprints_now and fingerprints_before)
         and set(fingerprints_now) != set(fingerprints_before),
+        "answer_p_value": _round(answer_test.p_value) if answer_test else None,
         "metrics": {k: entry.metrics.get(k) for k in sorted(entry.metrics)},
         "deltas": _deltas(m, entry, current, baseline_k, baseline_n),
     }
@@ -150,11 +165,18 @@ def compare_case(
         fingerprints_before=fingerprints_before,
         data=data,
         notes=notes,
+        answer_test=answer_test,
     )
 
 
 def conclude(
-    c: Comparison, p_holm: float | None, regression: Regression, *, cluster_cosine: float, family: int
+    c: Comparison,
+    p_holm: float | None,
+    regression: Regression,
+    *,
+    cluster_cosine: float,
+    family: int,
+    answer_p_holm: float | None = None,
 ) -> Conclusion:
     """Decide the case once its Holm-corrected p-value is known; every reason carries numbers."""
     regressions: list[str] = []
@@ -183,15 +205,23 @@ def conclude(
     elif c.current is not None:
         info.append(f"{c.current.label} {c.current.k}/{c.current.n}: the baseline has no value to compare with")
 
-    changed = c.answer_changed and regression.fail_on_answer_change
+    significant = answer_p_holm is not None and answer_p_holm < regression.alpha
+    changed = c.answer_changed and regression.fail_on_answer_change and significant
     if c.answer_changed and c.modal_now is not None and c.modal_before is not None:
         sentence = (
             f"{c.kind} changed: {show(c.modal_now.value)} ({c.modal_now.count}/{c.modal_now.n}) where the "
             f"baseline had {show(c.modal_before.value)} ({c.modal_before.count}/{c.modal_before.n})"
         )
-        (regressions if changed else info).append(
-            sentence if changed else f"{sentence}: reported, not failed (fail_on_answer_change is off)"
-        )
+        held = "" if answer_p_holm is None else f", {_p(answer_p_holm)} after Holm"
+        if changed:
+            regressions.append(f"{sentence}{held}")
+        elif not regression.fail_on_answer_change:
+            info.append(f"{sentence}: reported, not failed (fail_on_answer_change is off)")
+        else:
+            info.append(
+                f"{sentence}: the baseline's {c.kind} is not significantly rarer now{held}, "
+                "so a narrow majority flipping by chance is reported, not failed"
+            )
     elif (
         c.modal_now is not None
         and c.modal_before is not None
@@ -230,6 +260,7 @@ def conclude(
         "holm_family": family,
         "dropped": dropped,
         "answer_changed": c.answer_changed,
+        "answer_p_holm": _round(answer_p_holm) if answer_p_holm is not None else None,
         "semantic_drift": drifted,
     }
     return Conclusion(regressed=bool(regressions), reasons=regressions + info, data=data)

@@ -49,7 +49,16 @@ def judge_cases(
         if plan.comparison is not None and plan.comparison.p_value is not None
     }
     p_holm = dict(zip(tested, holm(list(tested.values())), strict=True))
-    return [_verdict(plan, p_holm.get(i), regression, len(tested)) for i, plan in enumerate(plans)]
+    # A second family for the answer-change guard: is the baseline's answer significantly rarer now?
+    answers = {
+        i: plan.comparison.answer_p_value
+        for i, plan in enumerate(plans)
+        if plan.comparison is not None and plan.comparison.answer_p_value is not None
+    }
+    answer_holm = dict(zip(answers, holm(list(answers.values())), strict=True))
+    return [
+        _verdict(plan, p_holm.get(i), regression, len(tested), answer_holm.get(i)) for i, plan in enumerate(plans)
+    ]
 
 
 def _plan(
@@ -81,7 +90,9 @@ def _plan(
     return _Plan(case, m, None, checks, "compared", comparison, baseline_hash)
 
 
-def _verdict(plan: _Plan, p_holm: float | None, regression: Regression, family: int) -> CaseVerdict:
+def _verdict(
+    plan: _Plan, p_holm: float | None, regression: Regression, family: int, answer_p_holm: float | None
+) -> CaseVerdict:
     case = plan.case
     data: dict[str, Any] = {"status": plan.status}
     if plan.baseline_hash is not None:
@@ -98,7 +109,12 @@ def _verdict(plan: _Plan, p_holm: float | None, regression: Regression, family: 
     comparison_reasons: list[str] = []
     if plan.comparison is not None:
         conclusion = conclude(
-            plan.comparison, p_holm, regression, cluster_cosine=case.thresholds.cluster_cosine, family=family
+            plan.comparison,
+            p_holm,
+            regression,
+            cluster_cosine=case.thresholds.cluster_cosine,
+            family=family,
+            answer_p_holm=answer_p_holm,
         )
         regressed = conclusion.regressed
         comparison_reasons = conclusion.reasons

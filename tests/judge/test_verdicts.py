@@ -143,8 +143,17 @@ def test_no_drop_and_a_rise() -> None:
 def test_answer_flip_is_a_regression() -> None:
     v = one(measured("c", ["B"] * 10), before=measured("c", STABLE))
     assert v.verdict == "regressed"
-    assert v.reasons[0] == "answer changed: 'B' (10/10) where the baseline had 'A' (10/10)"
+    assert v.reasons[0] == "answer changed: 'B' (10/10) where the baseline had 'A' (10/10), p < 0.001 after Holm"
     assert v.baseline is not None and v.baseline["answer_changed"] is True
+    assert v.baseline["answer_p_holm"] < 0.001
+
+
+def test_a_narrow_majority_flipping_by_chance_is_reported_not_failed() -> None:
+    # 6/10 'A' then 6/10 'B': each a majority, but 'A' at 4/10 is not significantly rarer than 6/10.
+    v = one(measured("c", ["B"] * 6 + ["A"] * 4), before=measured("c", ["A"] * 6 + ["B"] * 4))
+    assert v.verdict == "pass"
+    assert v.baseline is not None and v.baseline["answer_changed"] is True and v.baseline["answer_p_holm"] > 0.05
+    assert any("not significantly rarer" in r and "'B' (6/10)" in r for r in v.reasons)
 
 
 def test_answer_flip_reported_only_when_the_rule_is_off() -> None:
@@ -164,7 +173,9 @@ def test_modal_completion_change_without_parser() -> None:
     c = case("c", parser=False)
     v = one(measured("c", ["Paris."] * 10), before=measured("c", ["It is Paris."] * 10), c=c)
     assert v.verdict == "regressed"
-    assert v.reasons[0] == "completion changed: 'Paris.' (10/10) where the baseline had 'It is Paris.' (10/10)"
+    assert v.reasons[0] == (
+        "completion changed: 'Paris.' (10/10) where the baseline had 'It is Paris.' (10/10), p < 0.001 after Holm"
+    )
     assert v.baseline is not None and v.baseline["metric"] == "mode_share"
 
 
