@@ -31,14 +31,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.support.loopback import LoopbackServer, QuietHandler, Received, serve_until_signalled
 
 
 @dataclass(frozen=True)
@@ -48,14 +48,6 @@ class Reply:
     status: int = 200
     body: Any = None
     headers: Mapping[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Received:
-    number: int  # 1-based, in arrival order
-    path: str
-    headers: Mapping[str, str]  # lower-cased names
-    body: Any  # the parsed JSON body (None if it was not JSON)
 
 
 def message_body(content: list[dict[str, Any]], stop_reason: str, model: str | None = None) -> dict[str, Any]:
@@ -97,8 +89,10 @@ def overloaded(retry_after: str | None = None) -> Reply:
 Responder = Reply | Callable[[Mapping[str, Any]], Reply]
 
 
-class ScriptedAnthropic:
+class ScriptedAnthropic(LoopbackServer):
     """The scripted server; a context manager that starts it in a background thread."""
+
+    thread_name = "scripted-anthropic"
 
     def __init__(
         self,
@@ -114,34 +108,11 @@ class ScriptedAnthropic:
         self.api_key = api_key
         self._lock = threading.Lock()
         self._requests: list[Received] = []
-        self._server = _Server((host, port), _handler_for(self))
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> ScriptedAnthropic:
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, args=(0.05,), name="scripted-anthropic", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> ScriptedAnthropic:
-        return self.start()
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
+        super().__init__(_handler_for(self), host, port)
 
     @property
     def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return self.root_url
 
     @property
     def requests(self) -> list[Received]:
@@ -219,31 +190,14 @@ class ScriptedAnthropic:
         return Reply(reply.status, out, reply.headers)
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
-    request_queue_size = 128
-    allow_reuse_address = True
-
-
 def _handler_for(server: ScriptedAnthropic) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:  # quiet tests
-            return
-
+    class Handler(QuietHandler):
         def do_GET(self) -> None:
             self._send(error_reply(405, "invalid_request_error", "use POST"))
 
         def do_POST(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            raw = self.rfile.read(length) if length else b""
-            try:
-                body: Any = json.loads(raw) if raw else None
-            except ValueError:
-                body = None
-            headers = {k.lower(): v for k, v in self.headers.items()}
+            body = self.json_body()
+            headers = self.lower_headers()
             server._arrive(self.path, headers, body)
             reply = server.refusal(self.path, headers, body) or server.served(server._next_reply(body), body)
             try:
@@ -272,13 +226,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--api-key", default=None, help="refuse requests without this x-api-key")
     args = parser.parse_args(argv)
     server = ScriptedAnthropic(default=text_reply(args.text), api_key=args.api_key, host=args.host, port=args.port)
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
-    with server:
-        print(server.base_url, flush=True)
-        stop.wait()
-    return 0
+    return serve_until_signalled(server, server.base_url)
 
 
 if __name__ == "__main__":

@@ -37,15 +37,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
 import threading
 import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.support.loopback import LoopbackServer, QuietHandler, serve_until_signalled
 
 
 @dataclass(frozen=True)
@@ -56,8 +56,10 @@ class Received:
     body: Any  # the parsed JSON body, or the query parameters of a GET
 
 
-class AnswerApp:
+class AnswerApp(LoopbackServer):
     """The application; a context manager that starts it in a background thread."""
+
+    thread_name = "answer-app"
 
     def __init__(self, *, token: str | None = None, host: str = "127.0.0.1", port: int = 0) -> None:
         self.token = token
@@ -66,32 +68,11 @@ class AnswerApp:
         self._requests: list[Received] = []
         self.misses = 0
         self.hits = 0
-        self._server = _Server((host, port), _handler_for(self))
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> AnswerApp:
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="answer-app", daemon=True)
-        self._thread.start()
-        return self
-
-    def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> AnswerApp:
-        return self.start()
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
+        super().__init__(_handler_for(self), host, port)
 
     @property
     def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return self.root_url
 
     def url(self, path: str) -> str:
         return self.base_url + path
@@ -139,35 +120,17 @@ class AnswerApp:
             return answer, False
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
-    request_queue_size = 128
-    allow_reuse_address = True
-
-
 def _handler_for(app: AnswerApp) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:  # quiet tests
-            return
-
+    class Handler(QuietHandler):
         def do_GET(self) -> None:
             query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
             self._respond("GET", {k: v[-1] for k, v in query.items()})
 
         def do_POST(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            raw = self.rfile.read(length) if length else b""
-            try:
-                body: Any = json.loads(raw) if raw else None
-            except ValueError:
-                body = None
-            self._respond("POST", body)
+            self._respond("POST", self.json_body())
 
         def _respond(self, method: str, body: Any) -> None:
-            headers = {k.lower(): v for k, v in self.headers.items()}
+            headers = self.lower_headers()
             status, payload, extra = app.handle(method, self.path, headers, body)
             is_text = isinstance(payload, str)
             data = payload.encode() if is_text else json.dumps(payload).encode()
@@ -192,13 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--token", default=None, help="require Authorization: Bearer TOKEN")
     args = parser.parse_args(argv)
     app = AnswerApp(token=args.token, host=args.host, port=args.port)
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
-    with app:
-        print(app.base_url, flush=True)
-        stop.wait()
-    return 0
+    return serve_until_signalled(app, app.base_url)
 
 
 if __name__ == "__main__":

@@ -29,15 +29,15 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import signal
 import sys
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from tests.support.loopback import LoopbackServer, QuietHandler, serve_until_signalled
 
 LIST_PATH = re.compile(r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/issues/(?P<number>\d+)/comments$")
 EDIT_PATH = re.compile(r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/issues/comments/(?P<id>\d+)$")
@@ -57,8 +57,10 @@ class Recorded:
     body: Any
 
 
-class FakeGitHub:
+class FakeGitHub(LoopbackServer):
     """The fake API; a context manager that serves it from a background thread."""
+
+    thread_name = "fake-github"
 
     def __init__(
         self,
@@ -78,37 +80,11 @@ class FakeGitHub:
         self._next_id = 1000
         self._failures: list[tuple[int, str | None, bool]] = []
         self._requests: list[Recorded] = []
-        self._server = ThreadingHTTPServer((host, port), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread: threading.Thread | None = None
-
-    # ---- lifecycle
-
-    def start(self) -> FakeGitHub:
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-github", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> FakeGitHub:
-        return self.start()
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
+        super().__init__(_handler_for(self), host, port)
 
     @property
     def api_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return self.root_url
 
     # ---- what tests set and read
 
@@ -222,21 +198,11 @@ class FakeGitHub:
 
 
 def _handler_for(github: FakeGitHub) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:  # quiet tests
-            pass
-
+    class Handler(QuietHandler):
         def _serve(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            raw = self.rfile.read(length) if length else b""
-            try:
-                body = json.loads(raw) if raw else None
-            except ValueError:
-                body = None
+            body = self.json_body()
             host = self.headers.get("Host") or "{}:{}".format(*self.server.server_address[:2])
-            headers = {k.lower(): v for k, v in self.headers.items()}
+            headers = self.lower_headers()
             status, payload, extra = github.handle(self.command, self.path, headers, body, f"http://{host}")
             data = json.dumps(payload).encode()
             self.send_response(status)
@@ -264,13 +230,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     github = FakeGitHub(token=args.token, owner=args.owner, repo=args.repo, host=args.host, port=args.port)
     github.add_comments(args.pr, (f"an earlier comment {i}" for i in range(args.existing)))
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
-    with github:
-        print(github.api_url, flush=True)
-        stop.wait()
-    return 0
+    return serve_until_signalled(github, github.api_url)
 
 
 if __name__ == "__main__":

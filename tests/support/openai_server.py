@@ -69,7 +69,6 @@ import argparse
 import itertools
 import json
 import re
-import signal
 import socket
 import struct
 import sys
@@ -77,9 +76,10 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.support.loopback import LoopbackHTTPServer, LoopbackServer, QuietHandler, Received, serve_until_signalled
 
 Distribution = Sequence[tuple[str, int]]
 ACTIONS = frozenset(
@@ -130,14 +130,6 @@ class Fault:
         return not (self.when is not None and not self.when(body, number))
 
 
-@dataclass(frozen=True)
-class Received:
-    number: int  # 1-based, in arrival order
-    path: str
-    headers: Mapping[str, str]  # lower-cased names
-    body: Any  # the parsed JSON body (None if it was not JSON)
-
-
 def last_user_message(body: Mapping[str, Any]) -> str | None:
     messages = body.get("messages") if isinstance(body, Mapping) else None
     if not isinstance(messages, list):
@@ -168,8 +160,11 @@ class _State:
     cycles: dict[str | None, itertools.cycle[str]] = field(default_factory=dict)
 
 
-class ScriptedOpenAI:
+class ScriptedOpenAI(LoopbackServer):
     """The scripted server; a context manager that starts it in a background thread."""
+
+    thread_name = "scripted-openai"
+    poll_interval = 0.02
 
     def __init__(
         self,
@@ -193,40 +188,16 @@ class ScriptedOpenAI:
         self.api_key = api_key
         self._state = _State()
         self._closing = threading.Event()
-        self._server = _Server((host, port), _handler_for(self))
-        self._thread: threading.Thread | None = None
+        super().__init__(_handler_for(self), host, port, server_class=_Server)
 
-    # ---- lifecycle
-
-    def start(self) -> ScriptedOpenAI:
-        # A short poll interval: shutdown() waits for the loop to notice, 0.5 s by default.
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, name="scripted-openai", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def close(self) -> None:
+    def _before_shutdown(self) -> None:
         self._closing.set()  # releases hanging handlers
-        self._server.shutdown()
-        self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> ScriptedOpenAI:
-        return self.start()
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     # ---- what tests read
 
     @property
     def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return self.root_url + "/v1"
 
     @property
     def requests(self) -> list[Received]:
@@ -327,32 +298,20 @@ def _logprobs(text: str, top: int) -> list[dict[str, Any]]:
     return out
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
+class _Server(LoopbackHTTPServer):
     request_queue_size = 256  # a burst of 64+ connects must not overflow the listen backlog
-    allow_reuse_address = True
 
 
 def _handler_for(server: ScriptedOpenAI) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"  # keep-alive, like a real API
+    class Handler(QuietHandler):
         disable_nagle_algorithm = True  # headers and body go out in two writes: no 40 ms delayed-ACK stall
-
-        def log_message(self, format: str, *args: Any) -> None:  # quiet tests
-            return
 
         def do_GET(self) -> None:
             self._send_json(404, {"error": {"message": "not found", "type": "invalid_request_error"}})
 
         def do_POST(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            raw = self.rfile.read(length) if length else b""
-            try:
-                body: Any = json.loads(raw) if raw else None
-            except ValueError:
-                body = None
-            headers = {k.lower(): v for k, v in self.headers.items()}
+            body = self.json_body()
+            headers = self.lower_headers()
             number = server._arrive(self.path, headers, body)
             try:
                 self._answer(number, body, headers)
@@ -493,14 +452,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with open(args.script, encoding="utf-8") as handle:
             script = json.load(handle)
     server = from_script(script, host=args.host, port=args.port)
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
-    with server:
-        print(server.base_url, flush=True)
-        while not stop.wait(0.2):  # a short wait keeps the main thread responsive to signals
-            pass
-    return 0
+    return serve_until_signalled(server, server.base_url)
 
 
 if __name__ == "__main__":
