@@ -6,7 +6,6 @@ case can be judged: `compare_case` measures, `conclude` decides once the correct
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,6 +13,7 @@ from typing import Any
 from stabilitygate.judge.baseline import BaselineCase
 from stabilitygate.judge.stats import DropTest, drop_test
 from stabilitygate.judge.thresholds import EPSILON, Agreement, primary_agreement
+from stabilitygate.judge.wording import p_phrase, same_value, show
 from stabilitygate.results import REPORT_DECIMALS, CaseMeasurement
 from stabilitygate.suite.model import Regression, ResolvedCase
 
@@ -194,14 +194,15 @@ def conclude(
             info.append(f"{head}: no drop" if rise <= EPSILON else f"{head}: up {rise:.2f}")
         elif significant and drop >= regression.min_drop - EPSILON:
             dropped = True
-            regressions.append(f"{head}: a drop of {drop:.2f}, {_p(holm_p)} after Holm ({_p(raw, bare=True)} before)")
+            before_holm = p_phrase(raw, bare=True)
+            regressions.append(f"{head}: a drop of {drop:.2f}, {p_phrase(holm_p)} after Holm ({before_holm} before)")
         elif significant:
             info.append(
-                f"{head}: a drop of {drop:.2f}, significant ({_p(holm_p)} after Holm) but smaller than "
+                f"{head}: a drop of {drop:.2f}, significant ({p_phrase(holm_p)} after Holm) but smaller than "
                 f"min_drop {regression.min_drop:.2f}"
             )
         else:
-            info.append(f"{head}: a drop of {drop:.2f}, not significant ({_p(holm_p)} after Holm)")
+            info.append(f"{head}: a drop of {drop:.2f}, not significant ({p_phrase(holm_p)} after Holm)")
     elif c.current is not None:
         info.append(f"{c.current.label} {c.current.k}/{c.current.n}: the baseline has no value to compare with")
 
@@ -212,7 +213,7 @@ def conclude(
             f"{c.kind} changed: {show(c.modal_now.value)} ({c.modal_now.count}/{c.modal_now.n}) where the "
             f"baseline had {show(c.modal_before.value)} ({c.modal_before.count}/{c.modal_before.n})"
         )
-        held = "" if answer_p_holm is None else f", {_p(answer_p_holm)} after Holm"
+        held = "" if answer_p_holm is None else f", {p_phrase(answer_p_holm)} after Holm"
         if changed:
             regressions.append(f"{sentence}{held}")
         elif not regression.fail_on_answer_change:
@@ -330,40 +331,6 @@ def _deltas(
         "agreement": agreement,
         "cosine_min": diff(m.metrics.get("cosine_min"), entry.metrics.get("cosine_min")),
     }
-
-
-def same_value(a: Any, b: Any) -> bool:
-    """Answers are equal when their canonical JSON is, or when both are the same number."""
-    numbers = (int, float)
-    if isinstance(a, numbers) and isinstance(b, numbers) and not isinstance(a, bool) and not isinstance(b, bool):
-        return float(a) == float(b)
-    return _canonical(a) == _canonical(b)
-
-
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
-
-
-def show(value: Any, limit: int = 80) -> str:
-    """An answer or completion for a sentence: one line, quoted, cut when long."""
-    text = value if isinstance(value, str) else _canonical(value)
-    text = " ".join(text.split()) if isinstance(value, str) else text
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
-    return "'" + text.replace("'", "\\'") + "'" if isinstance(value, str) else text
-
-
-def _p(p: float, *, bare: bool = False) -> str:
-    if p < 0.001:
-        shown = "< 0.001"
-        return shown if bare else f"p {shown}"
-    shown = f"{p:.2f}" if p >= 0.1 else f"{p:.2g}"
-    return shown if bare else f"p = {shown}"
-
-
-def format_p(p: float) -> str:
-    """'p = 0.042', 'p = 0.50', 'p < 0.001' (for reports and reasons)."""
-    return _p(p)
 
 
 def _round(value: float) -> float:

@@ -121,9 +121,7 @@ async def _sample(
         interrupted = True
         task.cancel()
 
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, interrupt)
+    _on_signals(loop, interrupt)
     outcome: SamplingOutcome | None = None
     try:
         outcome = await task
@@ -136,15 +134,26 @@ async def _sample(
             early_stopped={}, interrupted=False, wall_s=0.0,
         )
     finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.remove_signal_handler(sig)
+        _on_signals(loop, None)
         if progress is not None:
             progress.close()
         for provider in {id(p): p for p in providers.values()}.values():
             with contextlib.suppress(Exception):
                 await provider.aclose()
     return outcome, interrupted
+
+
+def _on_signals(loop: asyncio.AbstractEventLoop, handler: Callable[[], None] | None) -> None:
+    """SIGINT and SIGTERM call `handler` (None: back to the default). Event-loop signal handlers exist
+    on Unix only, where CI runners and the container run; elsewhere Ctrl-C stays a KeyboardInterrupt."""
+    if sys.platform == "win32":
+        return
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(RuntimeError):  # not the main thread: leave signals alone
+            if handler is None:
+                loop.remove_signal_handler(sig)
+            else:
+                loop.add_signal_handler(sig, handler)
 
 
 def _providers(cases: Sequence[ResolvedCase], sampling: Sampling, env: Mapping[str, str]) -> dict[str, Provider]:

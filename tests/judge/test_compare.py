@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from stabilitygate.judge.baseline import BaselineCase
-from stabilitygate.judge.compare import Modal, compare_case, conclude, format_p, same_value, show
+from stabilitygate.judge.compare import Modal, compare_case, conclude
+from stabilitygate.judge.wording import format_p, same_value, show
 from stabilitygate.results import CaseMeasurement
 from stabilitygate.suite.model import AnswerSpec, Message, ProviderConfig, Regression, ResolvedCase, Thresholds
 
