@@ -91,3 +91,19 @@ def test_early_stop_saves_requests_and_keeps_the_verdict(tmp_path: Path, run_cli
     assert full[1] == 40 and stopped[1] <= 26  # vary stops after 3 distinct answers (+ requests in flight)
     assert "vary" in stopped[3]["run"]["sampling"]["early_stopped"]
     assert any("stopped early" in n for n in stopped[3]["cases"][0]["notes"])
+
+
+@pytest.mark.slow
+def test_fifty_samples_of_three_texts_report_three_embedded(tmp_path: Path, run_cli: RunCli) -> None:
+    import json
+
+    texts = ["Queens, New York"] * 30 + ["New York City"] * 15 + ["Far Rockaway"] * 5
+    random.Random(5).shuffle(texts)
+    samples = tmp_path / "s.jsonl"
+    samples.write_text("".join(json.dumps({"case": "c", "index": i, "text": t}) + "\n" for i, t in enumerate(texts)))
+    suite = write_suite(tmp_path, "http://127.0.0.1:9/v1", [{"id": "c", "prompt": "q"}], embedding={"enabled": True})
+    for _ in range(2):  # the second time from the embedding cache: the report must not change
+        code, report = run_cli("score", str(samples), "--suite", str(suite))
+        assert code == 0 and report is not None
+        assert report["run"]["embedding"]["texts_embedded"] == 3
+        assert report["cases"][0]["samples_ok"] == 50 and report["cases"][0]["metrics"]["unique_completions"] == 3

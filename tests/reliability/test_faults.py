@@ -197,3 +197,16 @@ def test_lone_surrogate_in_a_completion_is_written_as_replacement(tmp_path: Path
     assert code == 0 and report is not None
     assert report["cases"][0]["completions"] == [{"text": "bad \ufffd text", "count": 2}]
     assert len(ok_lines(samples)) == 2
+
+
+def test_baseline_never_written_from_a_run_that_could_not_measure(tmp_path: Path) -> None:
+    faults = [Fault("status", status=500, prompt="broken")]
+    cases = [{"id": "broken", "prompt": "broken"}, {"id": "fine", "prompt": "q"}]
+    samples = tmp_path / "samples.jsonl"
+    with ScriptedOpenAI({}, faults=faults) as srv:
+        suite = write_suite(tmp_path, srv.base_url, cases, sampling={**FAST, "retries": 1})
+        code, report = run_gate("run", str(suite), "--no-progress", "--update-baseline", "--samples-out", str(samples),
+                                report=tmp_path / "report.json")
+    assert code == 3 and report is not None and report["verdict"] == "error"
+    assert not (tmp_path / "suite.baseline.json").exists()
+    assert "not written" in report["run"]["baseline"]["status"]
