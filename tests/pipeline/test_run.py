@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.pipeline.conftest import RunCli, write_suite
 from tests.support.openai_server import Fault, ScriptedOpenAI
 
@@ -77,3 +79,25 @@ def test_choice_cases_report_parsed_agreement(tmp_path: Path, run_cli: RunCli) -
     assert metrics["unique_completions"] == 3 and metrics["parsed_agreement"] == 0.9
     assert metrics["accuracy"] == 0.9 and metrics["any_correct"] is True and metrics["all_correct"] is False
     assert report["cases"][0]["answers"] == [{"answer": "B", "count": 9}, {"answer": "A", "count": 1}]
+
+
+@pytest.mark.slow
+def test_the_embedded_local_model_end_to_end(tmp_path: Path, run_cli: RunCli) -> None:
+    """The default of the README's first command: no key, no network, SmolLM2 in-process."""
+    suite = tmp_path / "local.yml"
+    suite.write_text(
+        "version: 1\nname: local-e2e\n"
+        "provider: {type: local, params: {temperature: 0, max_tokens: 6}}\n"
+        "sampling: {samples: 3, concurrency: 6, timeout_s: 300}\n"
+        "embedding: {enabled: false}\n"
+        "cases:\n"
+        "  - {id: capital, prompt: 'What is the capital of France? One word.'}\n"
+        "  - {id: letter, prompt: 'Apple: (A) fruit or (B) vegetable? One letter.', answer: {choice: [A, B]}}\n"
+    )
+    samples = tmp_path / "s.jsonl"
+    code, report = run_cli("run", str(suite), "--no-progress", "--samples-out", str(samples))
+    assert code == 0 and report is not None
+    assert [c["samples_ok"] for c in report["cases"]] == [3, 3]
+    lines = [json.loads(line) for line in samples.read_text().splitlines()]
+    assert all(s["fingerprint"].startswith("local_") and s["usage"]["completion_tokens"] <= 6 for s in lines)
+    assert report["summary"]["completion_tokens"] == sum(s["usage"]["completion_tokens"] for s in lines)
