@@ -9,8 +9,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from stabilitygate.errors import EXIT_CANNOT_MEASURE, BadInput
-from stabilitygate.judge.baseline import Baseline, baseline_from_run, read_baseline, write_baseline
+from stabilitygate.errors import EXIT_CANNOT_MEASURE
+from stabilitygate.judge.baseline import Baseline, baseline_from_run, merge_baselines, read_baseline, write_baseline
 from stabilitygate.judge.gate import exit_code, run_verdict
 from stabilitygate.judge.verdicts import judge_cases
 from stabilitygate.measure.case import measure_case
@@ -71,10 +71,13 @@ def evaluate(
     output: OutputOptions,
     requested: Mapping[str, int],
     sampling: SamplingFacts | None = None,
-    full_suite: bool = True,
+    baseline: tuple[Path, Baseline | None] | None = None,
 ) -> int:
-    """Measure, judge and report; write the report files and, when asked, the baseline. Returns the exit code."""
-    baseline_path, baseline = resolve_baseline(loaded, output)
+    """Measure, judge and report; write the report files and, when asked, the baseline. Returns the exit code.
+
+    `baseline` is the (path, contents) a live run read before sampling; scoring reads it here.
+    """
+    baseline_path, baseline = baseline or resolve_baseline(loaded, output)
     by_case: dict[str, list[Sample]] = defaultdict(list)
     for sample in samples:
         by_case[sample.case].append(sample)
@@ -106,7 +109,8 @@ def evaluate(
             baseline_status = "not written: the run could not measure"
         else:
             fresh = baseline_from_run(cases, measurements, loaded.suite.name)
-            write_baseline(baseline_path, _merge_baselines(baseline, fresh, cases, full_suite))
+            suite_ids = {c.id for c in loaded.suite.cases}  # a partial run keeps the others' entries
+            write_baseline(baseline_path, merge_baselines(baseline, fresh, suite_ids))
             baseline_status = "updated"
             code = 0
     run: dict[str, Any] = {
@@ -176,16 +180,6 @@ def _with_notes(
     return measurement if notes == measurement.notes else replace(measurement, notes=notes)
 
 
-def _merge_baselines(
-    old: Baseline | None, fresh: Baseline, cases: Sequence[ResolvedCase], full_suite: bool
-) -> Baseline:
-    """A partial run (--case, --shard) updates its own cases and keeps the others' entries."""
-    if old is None or full_suite:
-        return fresh
-    kept = {cid: entry for cid, entry in old.cases.items() if cid not in {c.id for c in cases}}
-    return replace(fresh, cases={**kept, **fresh.cases})
-
-
 def _print_summary(report: Mapping[str, Any]) -> None:
     summary = report["summary"]
     parts = [f"{summary['cases']} cases"] + [
@@ -198,4 +192,4 @@ def _print_summary(report: Mapping[str, Any]) -> None:
             print(f"  {case['id']}: {case['verdict']}: {reasons}", file=sys.stderr)
 
 
-__all__ = ["BadInput", "SamplingFacts", "evaluate", "resolve_baseline", "write_outputs"]
+__all__ = ["SamplingFacts", "evaluate", "resolve_baseline", "write_outputs"]

@@ -31,7 +31,7 @@ def run_suite(opts: RunOptions, environ: Mapping[str, str] | None = None) -> int
     if opts.samples is not None:
         cases = [c.model_copy(update={"samples": opts.samples}) for c in cases]
     check_environment(loaded, env)
-    resolve_baseline(loaded, opts.output)  # an unreadable baseline stops us before any token is spent
+    baseline = resolve_baseline(loaded, opts.output)  # unreadable: we stop before any token is spent
     settings = loaded.suite.sampling
     sampling = settings.model_copy(
         update={
@@ -71,7 +71,7 @@ def run_suite(opts: RunOptions, environ: Mapping[str, str] | None = None) -> int
         output=opts.output,
         requested={c.id: c.samples for c in cases},
         sampling=facts,
-        full_suite=not (opts.case_ids or opts.shard),
+        baseline=baseline,
     )
 
 

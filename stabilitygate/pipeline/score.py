@@ -132,7 +132,6 @@ def _score(
         output=output,
         requested=requested,
         sampling=sampling,
-        full_suite=not absent,
     )
 
 

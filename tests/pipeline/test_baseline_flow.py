@@ -87,3 +87,16 @@ def test_corrupt_baseline_is_exit_2_and_untouched(tmp_path: Path, run_cli: RunCl
         assert digest(baseline) == before
     err = capsys.readouterr().err
     assert str(baseline) in err and "Traceback" not in err
+
+
+def test_a_partial_run_updates_only_its_own_cases(tmp_path: Path, run_cli: RunCli) -> None:
+    import json
+
+    baseline = tmp_path / "suite.baseline.json"
+    run_phase(tmp_path, run_cli, [("A", 1)], "--update-baseline")
+    before = json.loads(baseline.read_text())["cases"]
+    code, _ = run_phase(tmp_path, run_cli, [("B", 1)], "--update-baseline", "--case", "capital")
+    after = json.loads(baseline.read_text())["cases"]
+    assert code == 0 and set(after) == {"capital", "prime"}
+    assert after["prime"] == before["prime"]
+    assert after["capital"]["answers"][0]["answer"] == "B" and before["capital"]["answers"][0]["answer"] == "A"
