@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from stabilitygate.errors import BadInput
 from stabilitygate.suite.model import Message, ProviderConfig, ResolvedCase, Suite
 
 Path_ = tuple[str | int, ...]
+_PYDANTIC_TAG = re.compile(r"[a-z][\w-]*\[.*\]|str|int|float|bool|none|dict|list")
 
 DEFAULT_BASE_URLS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
 REQUIRED_BY_TYPE = {"openai": ("model",), "anthropic": ("model",), "http": ("url",), "command": ("command",)}
@@ -170,10 +172,13 @@ def _check_duplicate_ids(data: dict[str, Any], lines: Mapping[Path_, int], shown
 def _to_bad_input(exc: ValidationError, lines: Mapping[Path_, int], shown: str) -> BadInput:
     err = exc.errors(include_url=False)[0]
     loc: Path_ = tuple(err["loc"])
-    # pydantic appends the union member or a validator name to some locations; keep the data path.
-    loc = tuple(p for p in loc if not (isinstance(p, str) and ("[" in p or p.startswith("function-"))))
+    # pydantic appends the union member or a validator name to some locations ("list[str]",
+    # "function-after[...]"); keep the data path, whose keys may be anything YAML allows.
+    keep_last = err["type"] == "extra_forbidden"  # there the last part is the user's unknown key
+    head, tail = (loc[:-1], loc[-1:]) if keep_last else (loc, ())
+    loc = tuple(p for p in head if not (isinstance(p, str) and _PYDANTIC_TAG.fullmatch(p))) + tail
     where = _dotted(loc)
-    if err["type"] == "extra_forbidden":
+    if err["type"] == "extra_forbidden" and loc:
         parent = _model_at(loc[:-1])
         allowed = ", ".join(sorted(_field_names(parent))) if parent else ""
         message = f"unknown key {loc[-1]!r}" + (f" at {_dotted(loc[:-1])}" if loc[:-1] else "")

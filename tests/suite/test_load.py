@@ -141,3 +141,11 @@ def test_not_a_mapping_and_missing_file(tmp_path: Path) -> None:
         parse_suite("- just a list\n", "s.yml")
     with pytest.raises(BadInput, match="no such file"):
         load_suite(tmp_path / "absent.yml")
+
+
+def test_odd_unknown_keys_are_named_as_written() -> None:
+    # Found by the fuzzer: keys that look like pydantic's own location tags.
+    for key in ("'['", "str", "list[int]"):
+        with pytest.raises(BadInput) as info:
+            parse_suite(GOOD + f"{key}: null\n", "s.yml")
+        assert f"unknown key {key.strip(chr(39))!r}" in str(info.value) and str(info.value).startswith("s.yml:")
