@@ -8,11 +8,9 @@ error (exit 2) and is never rewritten behind the user's back.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
-import secrets
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +18,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from stabilitygate.atomic import write_atomic
 from stabilitygate.errors import BadInput
 from stabilitygate.judge.thresholds import primary_agreement
 from stabilitygate.results import REPORT_DECIMALS, CaseMeasurement
@@ -131,43 +130,11 @@ def dump_baseline(baseline: Baseline) -> str:
 
 
 def write_baseline(path: str | os.PathLike[str], baseline: Baseline) -> None:
-    """Replace the file at `path` atomically: temp file in the same directory, fsync, rename."""
-    target = Path(path)
-    data = dump_baseline(baseline).encode("utf-8")
+    """Replace the file at `path` atomically: a crash mid-write leaves the old file whole."""
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, dump_baseline(baseline).encode("utf-8"))
     except OSError as exc:
         raise BadInput(f"cannot write the baseline: {exc.strerror or exc}", path=str(path)) from None
-    temp = target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
-    try:
-        # os.open with 0o666 lets the umask decide the mode, as for any file the user writes.
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temp, target)
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temp)
-        _fsync_dir(target.parent)
-    except OSError as exc:
-        raise BadInput(f"cannot write the baseline: {exc.strerror or exc}", path=str(path)) from None
-
-
-def _fsync_dir(directory: Path) -> None:
-    """Make the rename itself durable (POSIX); harmless where directories cannot be opened."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 # --- reading ------------------------------------------------------------------------------------

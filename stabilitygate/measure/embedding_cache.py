@@ -14,11 +14,12 @@ import logging
 import os
 import re
 import struct
-import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import numpy as np
+
+from stabilitygate.atomic import write_atomic
 
 log = logging.getLogger(__name__)
 
@@ -92,15 +93,8 @@ class EmbeddingCache:
         blob = _HEADER.pack(_MAGIC, data.shape[0]) + data.tobytes()
         target = self._path(text_key(text))
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=target.parent)
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(blob)
-                os.replace(tmp, target)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            # Readers see a whole entry or none; a lost entry is only recomputed, so no fsync.
+            write_atomic(target, blob, durable=False)
         except OSError as exc:
             # A read-only or full disk makes the run slower, never wrong: stop writing, keep measuring.
             self._writable = False

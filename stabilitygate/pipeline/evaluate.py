@@ -9,13 +9,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from stabilitygate.atomic import write_text_atomic
 from stabilitygate.errors import EXIT_CANNOT_MEASURE
 from stabilitygate.judge.baseline import Baseline, baseline_from_run, merge_baselines, read_baseline, write_baseline
 from stabilitygate.judge.gate import exit_code, run_verdict
 from stabilitygate.judge.verdicts import judge_cases
 from stabilitygate.measure.case import measure_case
 from stabilitygate.measure.summary import suite_summary
-from stabilitygate.pipeline.files import write_text_atomic
 from stabilitygate.pipeline.options import OutputOptions, default_baseline_path
 from stabilitygate.providers import fingerprint_note
 from stabilitygate.report.json_report import build_report, dump_report
