@@ -5,10 +5,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from stabilitygate.plain import REPORT_DECIMALS  # noqa: F401 - re-exported for older imports
+
 VerdictName = Literal["pass", "fail", "regressed", "new", "error"]
-#: Floats in reports are rounded to this many decimals so that reports are byte-identical across
-#: runs whose only difference is float noise (embedding batch sizes, summation order).
-REPORT_DECIMALS = 6
 
 
 @dataclass(frozen=True)

@@ -7,19 +7,17 @@ cached and tested.
 from __future__ import annotations
 
 import json
-import math
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from stabilitygate import TOOL_NAME, __version__
 from stabilitygate.judge.gate import verdict_counts
 from stabilitygate.judge.thresholds import primary_agreement
-from stabilitygate.results import REPORT_DECIMALS, CaseMeasurement, CaseVerdict
+from stabilitygate.plain import plain
+from stabilitygate.results import CaseMeasurement, CaseVerdict
 from stabilitygate.suite.model import ResolvedCase
 
 SCHEMA_VERSION = 1
-_SURROGATE = re.compile("[\ud800-\udfff]")
 SUITE_SUMMARY_KEYS = (
     "tar_raw",
     "tar_parsed",
@@ -91,29 +89,6 @@ def _case(case: ResolvedCase, m: CaseMeasurement | None, v: CaseVerdict | None) 
         "diagnostics": dict(m.diagnostics) if m is not None else {},
         "baseline": v.baseline if v is not None else None,
     }
-
-
-def plain(value: Any) -> Any:
-    """JSON-ready copy: floats rounded to REPORT_DECIMALS, NaN and infinities as null, -0.0 as 0.0."""
-    if isinstance(value, str):
-        # A lone surrogate (from a JSON "\ud800" escape) cannot be written as UTF-8.
-        return _SURROGATE.sub("\ufffd", value)
-    if isinstance(value, bool) or value is None or isinstance(value, int):
-        return value
-    if isinstance(value, float):  # numpy's float64 too: it subclasses float
-        if math.isnan(value) or math.isinf(value):
-            return None
-        rounded = round(float(value), REPORT_DECIMALS)
-        return 0.0 if rounded == 0 else rounded
-    if isinstance(value, Mapping):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    if isinstance(value, set | frozenset):
-        return sorted((plain(v) for v in value), key=lambda x: json.dumps(x, sort_keys=True, default=str))
-    if hasattr(value, "item"):  # numpy scalars
-        return plain(value.item())
-    return str(value)
 
 
 def dump_report(report: Mapping[str, Any]) -> str:
