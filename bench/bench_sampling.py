@@ -23,9 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # stabilitygate without an install
 
-from stabilitygate.providers.openai import OpenAIProvider  # noqa: E402
+from stabilitygate.providers.openai import OpenAIConfig, OpenAIProvider  # noqa: E402
 from stabilitygate.sampling.sampler import sample_cases  # noqa: E402
-from stabilitygate.suite.model import Message, ProviderConfig, ResolvedCase, Sampling, Thresholds  # noqa: E402
+from stabilitygate.suite.model import Message, ResolvedCase, Sampling, Thresholds  # noqa: E402
 
 LATENCY_S = 0.2
 CASES = 4  # the samples are spread over a few cases, as in a real suite
@@ -33,7 +33,7 @@ ROUNDS = 16  # per concurrency level: enough for a stable figure, short enough f
 
 
 def _cases(base_url: str, samples: int) -> list[ResolvedCase]:
-    config = ProviderConfig(type="openai", model="bench", base_url=base_url, params={"temperature": 0})
+    config = OpenAIConfig(type="openai", model="bench", base_url=base_url, params={"temperature": 0})
     return [
         ResolvedCase(
             id=f"case{i}",

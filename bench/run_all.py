@@ -3,8 +3,8 @@
     .venv/bin/python bench/run_all.py            # all (about 3 minutes on 2 cores)
     .venv/bin/python bench/run_all.py sampling   # only those whose name contains a word
 
-The container image size is read from a local Docker engine when one answers
-(scripts/container_smoke_test.sh builds the image).
+The container image figures (bench_image.py) need a local Docker engine and the image that
+scripts/container_smoke_test.sh builds; without them that bench says so and exits 0.
 """
 
 from __future__ import annotations
@@ -18,20 +18,12 @@ HERE = Path(__file__).resolve().parent
 BENCHES = [
     ("sampling efficiency", "bench_sampling.py", []),
     ("cold start", "bench_cold_start.py", []),
+    ("a whole run: semantic layer off, cold and warm, against the bare-client floor", "bench_semantic_run.py", []),
     ("scoring throughput, gate overhead, memory", "bench_scoring.py", ["--torch-threads", "1"]),
     ("judging: false failures and power", "bench_judging.py", []),
     ("embedded local model", "bench_local.py", []),
+    ("container image: size, pull size, start to first request", "bench_image.py", []),
 ]
-
-
-def image_size(tag: str = "llm-stability-gate:smoke") -> str:
-    try:
-        proc = subprocess.run(
-            ["docker", "image", "ls", "--format", "{{.Size}}", tag], capture_output=True, text=True, timeout=20
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return "no Docker engine here"
-    return proc.stdout.strip() or "image not built (run scripts/container_smoke_test.sh)"
 
 
 def main(words: list[str]) -> int:
@@ -44,8 +36,6 @@ def main(words: list[str]) -> int:
         code = subprocess.call([sys.executable, str(HERE / script), *args])
         print(f"\n({time.monotonic() - start:.0f} s, exit {code})", flush=True)
         failed += code != 0
-    if not words or any("image" in w for w in words):
-        print(f"\n## container image\n\nllm-stability-gate:smoke: {image_size()}")
     return 1 if failed else 0
 
 

@@ -1,10 +1,11 @@
-"""The `stabilitygate` command (DESIGN section 3): parse flags, call the pipeline, map errors to exit codes.
+"""The `stabilitygate` command (docs/design.md §3): parse flags, call the library, map errors to exit codes.
 
 Nothing heavy is imported here: `--help` and `validate` must stay fast and never load torch.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -40,17 +41,26 @@ def _report_flags(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
-def _output_options(kwargs: dict[str, Any]) -> Any:
-    from stabilitygate.pipeline.options import OutputOptions
+def _judging(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The library's judging keywords, taken out of the parsed flags."""
+    return {key: kwargs.pop(key) for key in ("baseline", "update_baseline", "fail_on")}
 
-    return OutputOptions(
-        baseline=kwargs.pop("baseline"),
-        update_baseline=kwargs.pop("update_baseline"),
-        report_json=kwargs.pop("report_json"),
-        markdown=kwargs.pop("markdown"),
-        junit=kwargs.pop("junit"),
-        fail_on=kwargs.pop("fail_on"),
-    )
+
+def _report_files(kwargs: dict[str, Any]) -> Any:
+    from stabilitygate.report.files import ReportFiles
+
+    return ReportFiles(kwargs.pop("report_json"), kwargs.pop("markdown"), kwargs.pop("junit"))
+
+
+def _finish(report: Any, files: Any) -> None:
+    """Write the report files, print the summary, exit with the report's code."""
+    from stabilitygate.report.console import summary_lines
+    from stabilitygate.report.files import write_report_files
+
+    write_report_files(report, files)
+    for line in summary_lines(report):
+        click.echo(line, err=True)
+    raise SystemExit(report.exit_code)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -80,26 +90,30 @@ def validate(suite: Path) -> None:
 @click.option("--samples-out", type=PathArg, help="Append each sample to this JSONL file as it arrives.")
 @click.option("--progress/--no-progress", default=None, help="Progress display (default: bar on a terminal).")
 @click.option("--early-stop/--no-early-stop", default=None, help="Stop a case once it has certainly failed.")
+@click.option(
+    "--changed-only",
+    is_flag=True,
+    help="Sample only cases that are new or changed since the baseline; the others keep their baseline figures.",
+)
 def run(suite: Path, **kwargs: Any) -> None:
     """Sample every case N times, measure, judge against the baseline and report."""
-    from stabilitygate.pipeline.options import RunOptions
-    from stabilitygate.pipeline.run import run_suite
+    from stabilitygate import api
     from stabilitygate.pipeline.select import parse_shard
 
-    output = _output_options(kwargs)
-    shard = parse_shard(kwargs["shard"]) if kwargs["shard"] else None
-    options = RunOptions(
-        suite=suite,
-        output=output,
+    files = _report_files(kwargs)
+    report = api.run(
+        suite,
+        **_judging(kwargs),
         samples=kwargs["samples"],
         concurrency=kwargs["concurrency"],
-        case_ids=tuple(kwargs["case_ids"]),
-        shard=shard,
+        cases=tuple(kwargs["case_ids"]),
+        shard=parse_shard(kwargs["shard"]) if kwargs["shard"] else None,
+        early_stop=kwargs["early_stop"],
         samples_out=kwargs["samples_out"],
         progress=kwargs["progress"],
-        early_stop=kwargs["early_stop"],
+        changed_only=kwargs["changed_only"],
     )
-    raise SystemExit(run_suite(options))
+    _finish(report, files)
 
 
 @cli.command()
@@ -108,9 +122,10 @@ def run(suite: Path, **kwargs: Any) -> None:
 @_report_flags
 def score(samples: Sequence[Path], suite: Path, **kwargs: Any) -> None:
     """Measure, judge and report from samples files of an earlier run, calling no model."""
-    from stabilitygate.pipeline.score import score_samples
+    from stabilitygate import api
 
-    raise SystemExit(score_samples(list(samples), suite, _output_options(kwargs)))
+    files = _report_files(kwargs)
+    _finish(api.score(list(samples), suite=suite, **_judging(kwargs)), files)
 
 
 @cli.command()
@@ -119,19 +134,37 @@ def score(samples: Sequence[Path], suite: Path, **kwargs: Any) -> None:
 @_report_flags
 def merge(reports: Sequence[Path], suite: Path | None, **kwargs: Any) -> None:
     """Join the reports of `run --shard K/N` jobs into one report, comment and exit code."""
-    from stabilitygate.pipeline.score import merge_reports
+    from stabilitygate import api
 
-    raise SystemExit(merge_reports(list(reports), _output_options(kwargs), suite_path=suite))
+    files = _report_files(kwargs)
+    _finish(api.merge(list(reports), suite=suite, **_judging(kwargs)), files)
+
+
+class _StderrHandler(logging.Handler):
+    """The library's log lines as `stabilitygate: ...` on whatever stderr is at the time (tests capture it)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        click.echo(f"stabilitygate: {record.getMessage()}", err=True)
+
+
+def log_to_stderr() -> None:
+    logger = logging.getLogger("stabilitygate")
+    if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
+        logger.addHandler(_StderrHandler())
+    logger.setLevel(logging.INFO)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit code; domain errors become one line on stderr."""
+    log_to_stderr()
     try:
         cli.main(args=list(argv) if argv is not None else None, prog_name="stabilitygate", standalone_mode=False)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_BAD_INPUT)
     except GateError as exc:
         click.echo(f"stabilitygate: error: {exc}", err=True)
+        if os.environ.get("STABILITYGATE_DEBUG"):
+            click.echo(cause_chain(exc), err=True)
         return exc.exit_code
     except click.exceptions.Exit as exc:
         return exc.exit_code
@@ -153,6 +186,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return EXIT_CANNOT_MEASURE
     return 0
+
+
+def cause_chain(exc: BaseException) -> str:
+    """The traceback of a domain error with every cause behind it (STABILITYGATE_DEBUG=1)."""
+    import traceback
+
+    return "".join(traceback.format_exception(exc)).rstrip()
 
 
 if __name__ == "__main__":

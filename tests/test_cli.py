@@ -28,6 +28,28 @@ def test_help_and_validate_never_import_torch(args: list[str]) -> None:
 def test_version_and_unknown_flag() -> None:
     version = subprocess.run([sys.executable, "-m", "stabilitygate", "--version"], capture_output=True, text=True)
     assert version.returncode == 0 and "0.1.0" in version.stdout
-    bad = subprocess.run([sys.executable, "-m", "stabilitygate", "run", "x.yml", "--bogus"], capture_output=True,
-                         text=True)
+    bad = subprocess.run(
+        [sys.executable, "-m", "stabilitygate", "run", "x.yml", "--bogus"], capture_output=True, text=True
+    )
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and "--bogus" in bad.stderr
+
+
+def test_domain_errors_are_one_line_and_keep_their_cause_for_debugging(tmp_path: Path) -> None:
+    suite = tmp_path / "suite.yml"
+    suite.write_text("version: 1\nname: x\nprovider: {type: openai, model: m}\ncases: [{id: a, prompt: p}]\n")
+    baseline = tmp_path / "suite.baseline.json"
+    baseline.write_text('{"schema_version": 1, "suite": "x", "cases": {')  # truncated
+    argv = [sys.executable, "-m", "stabilitygate", "run", str(suite)]
+    plain = subprocess.run(argv, capture_output=True, text=True, timeout=60, env={"PATH": "/usr/bin:/bin"}, cwd=ROOT)
+    assert plain.returncode == 2
+    assert plain.stderr.strip().splitlines() == [
+        f"stabilitygate: error: {baseline}:1: the baseline is not valid JSON (Expecting property name enclosed in "
+        "double quotes, column 47); it may be truncated: restore it from git or re-record it with --update-baseline"
+    ]
+    debug = subprocess.run(
+        argv, capture_output=True, text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "STABILITYGATE_DEBUG": "1"},
+        cwd=ROOT,
+    )  # fmt: skip
+    assert debug.returncode == 2 and debug.stderr.startswith(plain.stderr.strip())
+    assert "json.decoder.JSONDecodeError" in debug.stderr  # the cause behind the one line
+    assert "The above exception was the direct cause of the following exception" in debug.stderr

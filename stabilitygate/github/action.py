@@ -17,29 +17,33 @@ import os
 import time
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from stabilitygate import TOOL_NAME
 from stabilitygate.errors import BadInput
 from stabilitygate.github import workflow_commands as wc
-from stabilitygate.github.gate import GateFiles, gate_argv, run_gate
+from stabilitygate.github.event import pull_request_number
+from stabilitygate.github.gate import GateFiles, GateOutcome, call_library, run_gate
 from stabilitygate.github.inputs import ActionInputs, read_inputs
 from stabilitygate.github.ownership import give_back
-from stabilitygate.github.reporting import SuiteInfo, report_run
+from stabilitygate.github.reporting import SuiteInfo, fallback_summary, post_comment, report_run, write_summary
 from stabilitygate.github.shards import announce_shard, merge_inputs, merge_problem, report_shard
+from stabilitygate.report.markdown import render_markdown
+from stabilitygate.secrets import Secrets, collect_secrets
 
-# Variables whose values look like credentials are masked even when the suite cannot be read.
-SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
-MIN_HEURISTIC_SECRET = 8
-CACHE_ENV = "STABILITYGATE_CACHE_DIR"
+if TYPE_CHECKING:
+    from stabilitygate.suite.load import LoadedSuite
 
 
 def main(environ: Mapping[str, str]) -> int:
     """Run the action; return the gate's exit code (0 pass, 1 fail, 2 bad input, 3 could not measure).
 
     `environ` supplies the action's inputs and the runner's GITHUB_* variables; the gate's providers
-    read API keys from the process environment as usual.
+    read API keys from the same mapping.
     """
-    hidden = _mask_token(environ)
+    token = environ.get("INPUT_GITHUB-TOKEN")
+    masks = _Masks()
+    masks.add(collect_secrets((), environ, github_token=token))  # before anything can print them
     try:
         inputs = read_inputs(environ)
         workspace = Path(environ.get("GITHUB_WORKSPACE") or os.getcwd()).resolve()
@@ -50,41 +54,77 @@ def main(environ: Mapping[str, str]) -> int:
         wc.error(str(exc), title=f"{TOOL_NAME}: bad input")
         return exc.exit_code
     os.chdir(workdir)
-    suite = _prepare_suite(inputs.suite, environ, workspace, hidden)
-    cache = _embedding_cache(environ, files)
+    if inputs.comment_from:
+        return comment_from_report(inputs, environ, masks.secrets)
     started = time.time()
     for stale in files.all():  # an earlier step's report must never be read as this run's
         stale.unlink(missing_ok=True)
     try:
+        outcome = _gate(inputs, environ, workspace, files, reports, masks)
         if inputs.shard is not None:
-            announce_shard(inputs.shard, inputs.update_baseline)
-        problem = merge_problem(reports, suite.name if suite else None) if inputs.merge else None
-        if problem is not None:
-            wc.error(str(problem), title=f"{TOOL_NAME}: cannot merge the shards")
-            code, tail = problem.exit_code, [f"{TOOL_NAME}: error: {problem}"]
-        else:
-            code, tail = run_gate(gate_argv(inputs, files, reports))
-        if inputs.shard is not None:
-            code = report_shard(inputs.shard, environ, files, code, tail, hidden)
-        else:
-            report_run(inputs, environ, files, code, tail, suite, hidden)
+            return report_shard(inputs.shard, environ, files, outcome, masks.secrets)
+        report_run(inputs, environ, files, outcome, _suite_info(outcome, workspace, inputs), masks.secrets)
+        return outcome.code
     finally:
-        _give_back_files(files, inputs, cache, started)
-    return code
+        _give_back_files(files, inputs, started)
 
 
-def _mask_token(environ: Mapping[str, str]) -> list[str]:
-    hidden: list[str] = []
-    token = (environ.get("INPUT_GITHUB-TOKEN") or "").strip()
-    if token:
-        wc.add_mask(token)
-        hidden.append(token)
-    for name, value in environ.items():
-        looks_secret = name.upper().endswith(SECRET_SUFFIXES) and len(value.strip()) >= MIN_HEURISTIC_SECRET
-        if looks_secret and value not in hidden:
+def _gate(
+    inputs: ActionInputs,
+    environ: Mapping[str, str],
+    workspace: Path,
+    files: GateFiles,
+    reports: list[str],
+    masks: _Masks,
+) -> GateOutcome:
+    """Load the suite once, then run (or merge) it through the library."""
+    loaded = _load_suite(inputs.suite, workspace)
+    if isinstance(loaded, BadInput):
+        return GateOutcome(None, loaded.exit_code, [f"{TOOL_NAME}: error: {loaded}"])
+    masks.add(collect_secrets(loaded.resolved_cases(), environ, github_token=inputs.github_token))
+    if inputs.shard is not None:
+        announce_shard(inputs.shard, inputs.update_baseline)
+    problem = merge_problem(reports, loaded.suite.name) if inputs.merge else None
+    if problem is not None:
+        wc.error(str(problem), title=f"{TOOL_NAME}: cannot merge the shards")
+        return GateOutcome(None, problem.exit_code, [f"{TOOL_NAME}: error: {problem}"])
+    return run_gate(lambda: call_library(inputs, loaded, files, reports, environ), files)
+
+
+def comment_from_report(inputs: ActionInputs, environ: Mapping[str, str], secrets: Secrets) -> int:
+    """The fork-safe side: render the comment from a report.json with the gate's own renderer, post it.
+
+    The report is untrusted (a fork's job wrote it): it is validated like any input file, and every
+    text in it goes through the same escaping as a live run's. A bad one posts nothing (exit 2).
+    """
+    from stabilitygate.report.schema import read_report
+
+    source = inputs.comment_from or ""
+    try:
+        report = read_report(source)
+    except BadInput as exc:
+        wc.error(str(exc), title=f"{TOOL_NAME}: not a report")
+        write_summary(fallback_summary(exc.exit_code, [f"{TOOL_NAME}: error: {exc}"], secrets), environ)
+        return exc.exit_code
+    markdown = render_markdown(report)
+    write_summary(markdown, environ)
+    if pull_request_number(environ) is None and inputs.pr_number is None:
+        wc.warning("no pull request to comment on: set input `pr-number` (the event names none)", title=TOOL_NAME)
+    elif inputs.comment:
+        post_comment(markdown, inputs, environ)
+    return report.exit_code
+
+
+class _Masks:
+    """The secret values masked in this job's log so far; every text the Action reports is redacted with them."""
+
+    def __init__(self) -> None:
+        self.secrets = Secrets()
+
+    def add(self, found: Secrets) -> None:
+        for value in sorted(found.values - self.secrets.values):
             wc.add_mask(value)
-            hidden.append(value)
-    return hidden
+        self.secrets = self.secrets | found
 
 
 def _working_directory(workspace: Path, given: str | None) -> Path:
@@ -98,29 +138,25 @@ def _working_directory(workspace: Path, given: str | None) -> Path:
     return path
 
 
-def _prepare_suite(suite: str, environ: Mapping[str, str], workspace: Path, hidden: list[str]) -> SuiteInfo | None:
-    """Mask the suite's API keys and learn each case's line; None when the suite cannot be read.
-
-    A suite that cannot be read is annotated at its line here; the gate itself then reports it
-    (exit 2) with the same message.
-    """
+def _load_suite(suite: str, workspace: Path) -> LoadedSuite | BadInput:
+    """The suite, loaded once for the whole job; a bad one is annotated at its line and returned as the error."""
     from stabilitygate.suite.load import load_suite
 
-    shown = _workspace_relative(Path(suite), workspace)
     try:
-        loaded = load_suite(suite)
-        names = loaded.secret_env_names()
-        lines = {case.id: case.line for case in loaded.resolved_cases() if case.line is not None}
+        return load_suite(suite)
     except BadInput as exc:
         message = str(exc).removeprefix(f"{exc.path}:{exc.line}: ").removeprefix(f"{exc.path}: ")
+        shown = _workspace_relative(Path(suite), workspace)
         wc.error(message, file=shown, line=exc.line, title=f"{TOOL_NAME}: invalid suite")
+        return exc
+
+
+def _suite_info(outcome: GateOutcome, workspace: Path, inputs: ActionInputs) -> SuiteInfo | None:
+    """Where annotations point: the suite file, relative to the repository root, and its case lines."""
+    if outcome.report is None:
         return None
-    for name in sorted(names):
-        value = environ.get(name) or os.environ.get(name)
-        if value and value not in hidden:
-            wc.add_mask(value)
-            hidden.append(value)
-    return SuiteInfo(shown, lines, loaded.suite.name)
+    lines = {c.id: c.line for c in outcome.report.cases if c.line is not None}
+    return SuiteInfo(_workspace_relative(Path(inputs.suite), workspace), lines, outcome.report.suite.name)
 
 
 def _workspace_relative(path: Path, workspace: Path) -> str:
@@ -132,28 +168,12 @@ def _workspace_relative(path: Path, workspace: Path) -> str:
         return str(path)
 
 
-def _embedding_cache(environ: Mapping[str, str], files: GateFiles) -> Path | None:
-    """Where the embedding cache goes: in the workspace unless the workflow says otherwise.
-
-    The container's HOME is the runner's temp directory, where root-owned files outlive nothing
-    useful and can trouble a self-hosted runner's cleanup; in .stabilitygate/ they are given back
-    to the workspace owner, and actions/cache can keep them between runs.
-    """
-    setting = environ.get(CACHE_ENV)
-    if setting is None:
-        cache = files.report_json.parent / "embeddings"
-        os.environ[CACHE_ENV] = str(cache)
-        return cache
-    if setting.strip().lower() in ("", "off", "none", "false", "0", "no"):
-        return None
-    return Path(os.path.abspath(Path(setting).expanduser()))
-
-
-def _give_back_files(files: GateFiles, inputs: ActionInputs, cache: Path | None, started: float) -> None:
+def _give_back_files(files: GateFiles, inputs: ActionInputs, started: float) -> None:
     from stabilitygate.pipeline.options import default_baseline_path
 
     baseline = Path(inputs.baseline) if inputs.baseline else default_baseline_path(Path(inputs.suite))
-    written = [files.report_json.parent, baseline, *([cache] if cache is not None else [])]
+    cache = Path(inputs.embedding_cache).expanduser() if inputs.embedding_cache else files.embedding_cache
+    written = [files.report_json.parent, baseline, cache]
     try:
         give_back(written, files.workspace, since=started)
     except OSError as exc:

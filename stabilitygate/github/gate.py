@@ -1,22 +1,27 @@
-"""Running the gate for the action: the files it writes, its command line, and the run itself.
+"""Running the gate for the Action: the files it writes, and the library call with model text unable to issue commands.
 
-The gate runs in-process through its CLI, so its exit codes and messages are exactly the command line's.
+The Action calls `stabilitygate.run` / `merge` in-process with the suite it loaded once; errors keep
+the command line's exit codes and one-line messages (docs/design.md, "The GitHub Action").
 """
 
 from __future__ import annotations
 
 import contextlib
-import secrets
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from stabilitygate import TOOL_NAME
-from stabilitygate.errors import EXIT_CANNOT_MEASURE
+from stabilitygate.errors import EXIT_CANNOT_MEASURE, GateError
+from stabilitygate.github import workflow_commands as wc
 from stabilitygate.github.inputs import ActionInputs
 from stabilitygate.pipeline.options import Shard
+from stabilitygate.report.files import ReportFiles, write_report_files
+from stabilitygate.results import Report
+from stabilitygate.suite.load import LoadedSuite
 
 OUT_DIR = ".stabilitygate"
 
@@ -39,11 +44,28 @@ class GateFiles:
             out = out / f"shard-{shard.index}-of-{shard.count}"
         return cls(workspace, out / "report.json", out / "report.md", out / "junit.xml", out / "samples.jsonl")
 
+    @property
+    def embedding_cache(self) -> Path:
+        """In the workspace, so actions/cache can keep it and the owner gets it back (not root's HOME)."""
+        return self.workspace / OUT_DIR / "embeddings"
+
     def all(self) -> tuple[Path, ...]:
         return (self.report_json, self.markdown, self.junit, self.samples)
 
+    def report_files(self) -> ReportFiles:
+        return ReportFiles(self.report_json, self.markdown, self.junit)
+
     def shown(self, path: Path) -> str:
         return path.relative_to(self.workspace).as_posix()
+
+
+@dataclass(frozen=True)
+class GateOutcome:
+    """What the gate did: its report (None when it stopped before one), exit code and last log lines."""
+
+    report: Report | None
+    code: int
+    tail: list[str]
 
 
 class _Tee:
@@ -69,48 +91,77 @@ class _Tee:
         return [*self.lines, self._partial] if self._partial else list(self.lines)
 
 
-def gate_argv(inputs: ActionInputs, files: GateFiles, reports: Sequence[str] = ()) -> list[str]:
-    argv = [
-        "merge" if inputs.merge else "run",
-        "--report-json",
-        str(files.report_json),
-        "--markdown",
-        str(files.markdown),
-        "--junit",
-        str(files.junit),
-        "--fail-on",
-        inputs.fail_on,
-    ]
-    if inputs.baseline:
-        argv += ["--baseline", inputs.baseline]
-    if inputs.update_baseline and inputs.shard is None:  # a shard's share is recorded by the merge job
-        argv.append("--update-baseline")
+def judging_options(inputs: ActionInputs, files: GateFiles) -> dict[str, Any]:
+    """The keywords run and merge share: baseline, whether to record it, what fails, the embedding cache."""
+    return {
+        "baseline": inputs.baseline,
+        # A shard's share is recorded by the merge job, which sees the whole suite.
+        "update_baseline": inputs.update_baseline and inputs.shard is None,
+        "fail_on": inputs.fail_on,
+        "embedding_cache": inputs.embedding_cache or files.embedding_cache,
+    }
+
+
+def call_library(
+    inputs: ActionInputs, loaded: LoadedSuite, files: GateFiles, reports: list[str], environ: Mapping[str, str]
+) -> Report:
+    """The one library call this job makes: a run (or a shard of one), or the merge of shard reports."""
+    from stabilitygate import api
+
+    judging = judging_options(inputs, files)
     if inputs.merge:
-        # `--` ends the options, so no path is ever read as a flag.
-        return [*argv, "--suite", inputs.suite, "--", *reports]
-    argv += ["--samples-out", str(files.samples), "--no-progress"]
-    if inputs.samples is not None:
-        argv += ["--samples", str(inputs.samples)]
-    if inputs.shard is not None:
-        argv += ["--shard", str(inputs.shard)]
-    return [*argv, "--", inputs.suite]
+        return api.merge(reports, suite=loaded, **judging)
+    return api.run(
+        loaded,
+        **judging,
+        samples=inputs.samples,
+        shard=inputs.shard,
+        samples_out=files.samples,
+        progress=False,
+        changed_only=inputs.changed_only,
+        environ=environ,
+    )
 
 
-def run_gate(argv: Sequence[str]) -> tuple[int, list[str]]:
-    """Run the command line, model text unable to issue workflow commands; return (code, stderr tail)."""
-    from stabilitygate.cli import main as cli_main
+def run_gate(call: Callable[[], Report], files: GateFiles) -> GateOutcome:
+    """Run the gate and write its files, model text unable to issue workflow commands meanwhile.
 
-    # Completions are untrusted: while the gate runs, `::` lines in its output are not commands.
-    pause = secrets.token_hex(16)
-    print(f"::stop-commands::{pause}", flush=True)
-    tee = _Tee(sys.stderr)
+    Completions are untrusted: between `::stop-commands::` and its resume token, `::` lines in the
+    log are not commands. The runner orders lines only within one stream (it handles each batch's
+    stderr before its stdout), so everything the gate prints while it runs, stderr included, goes to
+    stdout, the stream of the tokens and of every command the Action writes before and after.
+    """
+    from stabilitygate.cli import log_to_stderr
+    from stabilitygate.report.console import summary_lines
+
+    log_to_stderr()
+    tee = _Tee(sys.stdout)
+    report: Report | None = None
+    code = EXIT_CANNOT_MEASURE
+    with wc.commands_paused(sys.stdout), contextlib.redirect_stdout(tee), contextlib.redirect_stderr(tee):
+        report, code = _run_reporting_errors(call, tee)
+        if report is not None:
+            write_report_files(report, files.report_files())
+            for line in summary_lines(report):
+                print(line, file=tee)
+    return GateOutcome(report, code, tee.tail())
+
+
+def _run_reporting_errors(call: Callable[[], Report], tee: _Tee) -> tuple[Report | None, int]:
+    """(the report, its exit code), or (None, the error's exit code) after printing the one-line error."""
     try:
-        with contextlib.redirect_stderr(tee):
-            code = cli_main(list(argv))
-    except Exception as exc:  # the CLI maps its own errors; this is a last line of defence
+        report = call()
+    except GateError as exc:
+        print(f"{TOOL_NAME}: error: {exc}", file=tee)
+        if os.environ.get("STABILITYGATE_DEBUG"):
+            from stabilitygate.cli import cause_chain
+
+            print(cause_chain(exc), file=tee)
+        return None, exc.exit_code
+    except KeyboardInterrupt:
+        print(f"{TOOL_NAME}: interrupted", file=tee)
+        return None, EXIT_CANNOT_MEASURE
+    except Exception as exc:  # a bug of ours: one line for the user, never a traceback in the log
         print(f"{TOOL_NAME}: internal error: {type(exc).__name__}: {exc}", file=tee)
-        code = EXIT_CANNOT_MEASURE
-    finally:
-        sys.stderr.flush()
-        print(f"::{pause}::", flush=True)
-    return code, tee.tail()
+        return None, EXIT_CANNOT_MEASURE
+    return report, report.exit_code

@@ -12,13 +12,13 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from stabilitygate.errors import BadInput
+from stabilitygate.judge.gate import FAIL_ON_CHOICES, FailOn
 from stabilitygate.pipeline.options import Shard
 
-FailOn = Literal["regression", "fail", "never"]
-FAIL_ON_CHOICES: tuple[FailOn, ...] = ("regression", "fail", "never")
+#: The workflow may point the embedding cache elsewhere ("off": none); default .stabilitygate/embeddings.
+CACHE_ENV = "STABILITYGATE_CACHE_DIR"
 DEFAULT_SUITE = ".stability/suite.yml"
 # The YAML 1.2 core-schema spellings, as actions/toolkit's getBooleanInput accepts them; nothing else.
 TRUE_WORDS = ("true", "True", "TRUE")
@@ -37,6 +37,10 @@ class ActionInputs:
     working_directory: str | None
     shard: Shard | None = None  # this job runs the K-th of N shares of the suite
     merge: tuple[str, ...] = ()  # glob patterns of the shard reports this job joins
+    changed_only: bool = False  # sample only the cases changed since the baseline
+    comment_from: str | None = None  # post the comment from this report.json, run nothing
+    pr_number: int | None = None  # the pull request to comment on when the event names none
+    embedding_cache: str | None = None  # from STABILITYGATE_CACHE_DIR; None: .stabilitygate/embeddings
 
 
 def env_name(name: str) -> str:
@@ -69,8 +73,8 @@ def get_samples(environ: Mapping[str, str]) -> int | None:
         return None
     try:
         number = int(value, 10)
-    except ValueError:
-        raise BadInput(f"input `samples`: expected a whole number of at least 2, got {value!r}") from None
+    except ValueError as exc:
+        raise BadInput(f"input `samples`: expected a whole number of at least 2, got {value!r}") from exc
     if number < 2:
         raise BadInput(f"input `samples`: expected a whole number of at least 2, got {number}")
     return number
@@ -94,6 +98,15 @@ def get_shard(environ: Mapping[str, str]) -> Shard | None:
     return Shard(int(match[1]), int(match[2]))
 
 
+def get_pr_number(environ: Mapping[str, str]) -> int | None:
+    value = get_input(environ, "pr-number")
+    if value is None:
+        return None
+    if not re.fullmatch(r"[1-9][0-9]{0,9}", value):
+        raise BadInput(f"input `pr-number`: expected the number of a pull request, such as 42, got {value!r}")
+    return int(value)
+
+
 def get_merge(environ: Mapping[str, str]) -> tuple[str, ...]:
     """The `merge` patterns: one per line, blank lines ignored."""
     value = get_input(environ, "merge") or ""
@@ -113,11 +126,20 @@ def read_inputs(environ: Mapping[str, str]) -> ActionInputs:
         working_directory=get_input(environ, "working-directory"),
         shard=get_shard(environ),
         merge=get_merge(environ),
+        changed_only=get_bool(environ, "changed-only", False),
+        comment_from=get_input(environ, "comment-from"),
+        pr_number=get_pr_number(environ),
+        embedding_cache=environ.get(CACHE_ENV),
     )
     if inputs.shard is not None and inputs.merge:
         raise BadInput(
             "inputs `shard` and `merge` exclude each other: each shard job runs one share of the suite, "
             "then one job merges their reports"
+        )
+    if inputs.comment_from and (inputs.merge or inputs.shard is not None or inputs.update_baseline):
+        raise BadInput(
+            "input `comment-from` posts the comment of an existing report: it runs nothing, so it goes without "
+            "`shard`, `merge` and `update-baseline`"
         )
     if inputs.merge and inputs.samples is not None:
         raise BadInput("input `samples` does not apply with `merge`: set it on the shard jobs, which take the samples")

@@ -11,10 +11,13 @@ from pathlib import Path
 
 from stabilitygate import TOOL_NAME
 from stabilitygate.errors import BadInput, GateError
-from stabilitygate.github.gate import GateFiles
+from stabilitygate.github.gate import GateFiles, GateOutcome
 from stabilitygate.github.inputs import ActionInputs, match_reports
-from stabilitygate.github.reporting import failing_cases, fallback_summary, read_report, set_outputs, write_summary
+from stabilitygate.github.reporting import fallback_summary, set_outputs, write_summary
 from stabilitygate.pipeline.options import Shard
+from stabilitygate.report.markdown import render_markdown
+from stabilitygate.results import Report
+from stabilitygate.secrets import Secrets
 
 # A shard's exit code says only whether it measured; the merge job gates.
 SHARD_PASSES = (0, 1)
@@ -35,11 +38,10 @@ def merge_problem(paths: Sequence[str], suite_name: str | None) -> GateError | N
     """Why these reports cannot make one report of the whole suite; None when they can."""
     from stabilitygate.pipeline.score import check_shards
 
-    reports = [(Path(p), r) for p in paths if (r := read_report(Path(p))) is not None]
+    reports = [(p, r) for p in paths if (r := _readable_report(Path(p))) is not None]
     # unreadable files are left to the merge itself, which names them (exit 2)
     for path, report in reports:
-        suite = report.get("suite")
-        name = suite.get("name") if isinstance(suite, dict) else None
+        name = report.suite.name
         if suite_name is not None and name != suite_name:
             return BadInput(
                 f"{path} reports on suite {name!r}, but input `suite` is {suite_name!r}: give the merge job "
@@ -50,6 +52,15 @@ def merge_problem(paths: Sequence[str], suite_name: str | None) -> GateError | N
     except GateError as exc:
         return exc
     return None
+
+
+def _readable_report(path: Path) -> Report | None:
+    from stabilitygate.report.schema import read_report
+
+    try:
+        return read_report(path)
+    except BadInput:
+        return None
 
 
 def announce_shard(shard: Shard, update_baseline: bool) -> None:
@@ -64,15 +75,15 @@ def announce_shard(shard: Shard, update_baseline: bool) -> None:
 
 
 def report_shard(
-    shard: Shard, environ: Mapping[str, str], files: GateFiles, code: int, tail: Sequence[str], hidden: Sequence[str]
+    shard: Shard, environ: Mapping[str, str], files: GateFiles, outcome: GateOutcome, secrets: Secrets
 ) -> int:
     """Summary and outputs of one shard; its exit code: 0 unless it had bad input (2) or could not measure (3)."""
-    report = read_report(files.report_json)
-    markdown = files.markdown.read_text(encoding="utf-8") if files.markdown.is_file() else None
+    report, code = outcome.report, outcome.code
+    markdown = render_markdown(report) if report is not None else None
     note = (
         f"> **Shard {shard}** of the suite: the verdicts below are provisional. The merge job judges the "
         "whole suite (Holm's correction runs over every case) and posts the comment.\n\n"
     )
-    write_summary(note + (markdown if markdown is not None else fallback_summary(code, tail, hidden)), environ)
-    set_outputs(files, report, markdown, failing_cases(report), environ)
+    write_summary(note + (markdown if markdown is not None else fallback_summary(code, outcome.tail, secrets)), environ)
+    set_outputs(files, report, report.failing_cases if report is not None else (), environ)
     return 0 if code in SHARD_PASSES else code

@@ -1,14 +1,20 @@
 """GitHub Actions workflow commands and environment files, written as the runner parses them.
 
 Reference: "Workflow commands for GitHub Actions" and actions/toolkit `command.ts` / `file-command.ts`.
+
+The runner reads stdout and stderr on two threads and handles each batch's stderr lines before its
+stdout lines, so two lines on different streams have no order. A command that guards other text
+(`::add-mask::`, `::stop-commands::` and its resume token) therefore goes to the stream of the text
+it guards: only there is it sure to be handled first (or, for the resume token, last).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -59,12 +65,26 @@ def annotation(
     _emit(format_command(level, message, {"file": file, "line": line, "title": title}), stream)
 
 
-def error(message: str, *, file: str | None = None, line: int | None = None, title: str | None = None) -> None:
-    annotation("error", message, file=file, line=line, title=title)
+def error(
+    message: str,
+    *,
+    file: str | None = None,
+    line: int | None = None,
+    title: str | None = None,
+    stream: TextIO | None = None,
+) -> None:
+    annotation("error", message, file=file, line=line, title=title, stream=stream)
 
 
-def warning(message: str, *, file: str | None = None, line: int | None = None, title: str | None = None) -> None:
-    annotation("warning", message, file=file, line=line, title=title)
+def warning(
+    message: str,
+    *,
+    file: str | None = None,
+    line: int | None = None,
+    title: str | None = None,
+    stream: TextIO | None = None,
+) -> None:
+    annotation("warning", message, file=file, line=line, title=title, stream=stream)
 
 
 def mask_values(value: str) -> list[str]:
@@ -82,8 +102,43 @@ def mask_values(value: str) -> list[str]:
 
 
 def add_mask(value: str, *, stream: TextIO | None = None) -> None:
+    """Register a secret with the runner, on `stream`, or by default on both stdout and stderr.
+
+    On both, the mask comes before any later line on either stream, whichever the runner reads
+    first; registering a value twice does no harm.
+    """
+    streams: Sequence[TextIO] = (stream,) if stream is not None else (sys.stdout, sys.stderr)
     for part in mask_values(value):
-        _emit(format_command("add-mask", part), stream)
+        line = format_command("add-mask", part)
+        for out in streams:
+            _emit(line, out)
+
+
+def stop_commands(stream: TextIO) -> str:
+    """Stop the runner from reading `::` lines as commands until `resume_commands`; return the token."""
+    token = secrets.token_hex(16)  # random, so that no text in between can name it
+    _emit(f"::stop-commands::{token}", stream)
+    return token
+
+
+def resume_commands(token: str, stream: TextIO) -> None:
+    """Read commands again: on the stream the paused text went to, after all of it."""
+    _emit(f"::{token}::", stream)
+
+
+@contextlib.contextmanager
+def commands_paused(stream: TextIO) -> Iterator[str]:
+    """No workflow commands from text written to `stream` inside the block (it may be untrusted).
+
+    Both tokens go to `stream` itself: the runner orders lines only within one stream. Write the
+    untrusted text to that stream alone; the resume token follows it even when the block raises.
+    """
+    token = stop_commands(stream)
+    try:
+        yield token
+    finally:
+        stream.flush()
+        resume_commands(token, stream)
 
 
 def _delimiter(value: str) -> str:

@@ -9,9 +9,8 @@ error (exit 2) and is never rewritten behind the user's back.
 from __future__ import annotations
 
 import json
-import math
 import os
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,8 +19,9 @@ from jsonschema import Draft202012Validator
 
 from stabilitygate.atomic import write_atomic
 from stabilitygate.errors import BadInput
-from stabilitygate.judge.thresholds import primary_agreement
-from stabilitygate.results import REPORT_DECIMALS, CaseMeasurement
+from stabilitygate.judge.agreement import primary_agreement
+from stabilitygate.plain import plain
+from stabilitygate.results import Agreement, CaseMeasurement, CaseVerdict
 from stabilitygate.suite.model import ResolvedCase
 
 SCHEMA_VERSION = 1
@@ -71,28 +71,42 @@ class Baseline:
 
 
 def baseline_from_run(
-    cases: Sequence[ResolvedCase], measurements: Sequence[CaseMeasurement], suite_name: str
+    cases: Sequence[ResolvedCase],
+    measurements: Sequence[CaseMeasurement],
+    suite_name: str,
+    *,
+    verdicts: Sequence[CaseVerdict] = (),
 ) -> Baseline:
-    """The baseline this run would record. Cases measured on fewer than 2 samples are left out."""
+    """The baseline this run would record. Cases measured on fewer than 2 samples are left out.
+
+    A case's primary agreement comes from its verdict when one is given (the judge computes it once
+    per case), else it is computed here.
+    """
     by_id = {m.id: m for m in measurements}
+    judged = {v.id: v.primary for v in verdicts}
     entries: dict[str, BaselineCase] = {}
     for case in cases:
         m = by_id.get(case.id)
         if m is None or m.samples_ok < 2:
             continue
-        primary = primary_agreement(case, m)
-        entries[case.id] = BaselineCase(
-            hash=case.definition_hash,
-            samples=m.samples_ok,
-            metrics=_plain(m.metrics),
-            primary=primary.to_json() if primary else None,
-            modal_completion=m.completions[0]["text"] if m.completions else None,
-            modal_answer=_plain(m.answers[0]["answer"]) if case.answer is not None and m.answers else None,
-            completions=_plain(m.completions[:TOP]),
-            answers=_plain(m.answers[:TOP]),
-            fingerprints=_plain(m.fingerprints),
-        )
+        primary = judged[case.id] if case.id in judged else primary_agreement(case, m)
+        entries[case.id] = baseline_entry(case, m, primary)
     return Baseline(suite=suite_name, cases=entries)
+
+
+def baseline_entry(case: ResolvedCase, m: CaseMeasurement, primary: Agreement | None) -> BaselineCase:
+    """What the baseline keeps of one measured case; floats rounded so that noise stays out of the diff."""
+    return BaselineCase(
+        hash=case.definition_hash,
+        samples=m.samples_ok,
+        metrics=plain(m.metrics),
+        primary=primary.to_json() if primary else None,
+        modal_completion=m.completions[0]["text"] if m.completions else None,
+        modal_answer=plain(m.answers[0]["answer"]) if case.answer is not None and m.answers else None,
+        completions=plain(m.completions[:TOP]),
+        answers=plain(m.answers[:TOP]),
+        fingerprints=plain(m.fingerprints),
+    )
 
 
 def merge_baselines(old: Baseline | None, new: Baseline, suite_ids: Collection[str]) -> Baseline:
@@ -104,22 +118,6 @@ def merge_baselines(old: Baseline | None, new: Baseline, suite_ids: Collection[s
         return new
     kept = {cid: e for cid, e in old.cases.items() if cid in suite_ids and cid not in new.cases}
     return Baseline(suite=new.suite, cases={**kept, **new.cases})
-
-
-def _plain(value: Any) -> Any:
-    """JSON-ready copy with floats rounded, so that float noise does not show in the diff."""
-    if isinstance(value, float):
-        if math.isnan(value) or math.isinf(value):
-            return None
-        rounded = round(float(value), REPORT_DECIMALS)
-        return 0.0 if rounded == 0 else rounded
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    if hasattr(value, "item") and not isinstance(value, str | bytes):  # numpy scalars
-        return _plain(value.item())
-    return value
 
 
 # --- writing ------------------------------------------------------------------------------------
@@ -134,7 +132,7 @@ def write_baseline(path: str | os.PathLike[str], baseline: Baseline) -> None:
     try:
         write_atomic(path, dump_baseline(baseline).encode("utf-8"))
     except OSError as exc:
-        raise BadInput(f"cannot write the baseline: {exc.strerror or exc}", path=str(path)) from None
+        raise BadInput(f"cannot write the baseline: {exc.strerror or exc}", path=str(path)) from exc
 
 
 # --- reading ------------------------------------------------------------------------------------
@@ -194,32 +192,53 @@ _VALIDATOR = Draft202012Validator(BASELINE_SCHEMA)
 def read_baseline(path: str | os.PathLike[str]) -> Baseline | None:
     """The baseline at `path`; None when there is none yet. Never modifies the file."""
     shown = str(path)
+    raw = _read_bytes(path, shown)
+    if raw is None:
+        return None
+    data = _parse_json(_decode(raw, shown), shown)
+    _validate(data, shown)
+    return _baseline_from_json(data)
+
+
+def _read_bytes(path: str | os.PathLike[str], shown: str) -> bytes | None:
     try:
-        raw = Path(path).read_bytes()
+        return Path(path).read_bytes()
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise BadInput(f"cannot read the baseline: {exc.strerror or exc}", path=shown) from None
+        raise BadInput(f"cannot read the baseline: {exc.strerror or exc}", path=shown) from exc
+
+
+def _decode(raw: bytes, shown: str) -> str:
+    """The file's text; merge-conflict markers are named here, before JSON would call them garbage."""
     try:
         text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise BadInput("the baseline is not UTF-8 text: re-record it with --update-baseline", path=shown) from None
+    except UnicodeDecodeError as exc:
+        raise BadInput("the baseline is not UTF-8 text: re-record it with --update-baseline", path=shown) from exc
     if "\n<<<<<<< " in f"\n{text}" or "\n>>>>>>> " in text:
         raise BadInput(
             "the baseline has unresolved merge-conflict markers: resolve them or re-record it with --update-baseline",
             path=shown,
         )
+    return text
+
+
+def _parse_json(text: str, shown: str) -> Any:
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise BadInput(
             f"the baseline is not valid JSON ({exc.msg}, column {exc.colno}); it may be truncated: "
             "restore it from git or re-record it with --update-baseline",
             path=shown,
             line=exc.lineno,
-        ) from None
-    except RecursionError:
-        raise BadInput("the baseline is not valid JSON: nested too deeply", path=shown) from None
+        ) from exc
+    except RecursionError as exc:
+        raise BadInput("the baseline is not valid JSON: nested too deeply", path=shown) from exc
+
+
+def _validate(data: Any, shown: str) -> None:
+    """The schema, then what a schema cannot say (k <= n); the first error by position is named."""
     error = next(iter(sorted(_VALIDATOR.iter_errors(data), key=lambda e: list(e.absolute_path))), None)
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "the top level"
@@ -228,6 +247,10 @@ def read_baseline(path: str | os.PathLike[str]) -> Baseline | None:
         primary = entry["primary"]
         if primary is not None and primary["k"] > primary["n"]:
             raise BadInput(f"not a baseline file this version can read: at cases/{cid}/primary: k > n", path=shown)
+
+
+def _baseline_from_json(data: dict[str, Any]) -> Baseline:
+    """A validated baseline document as typed data."""
     return Baseline(
         suite=data["suite"],
         cases={

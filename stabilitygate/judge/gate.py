@@ -1,17 +1,18 @@
-"""From case verdicts to the run's verdict and the process exit code (DESIGN section 3)."""
+"""From case verdicts to the run's verdict and the process exit code (docs/design.md, "Command line")."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, get_args
 
 from stabilitygate.errors import EXIT_CANNOT_MEASURE, EXIT_FAIL, EXIT_PASS, BadInput
 from stabilitygate.results import CaseVerdict
 
 RunVerdict = Literal["pass", "fail", "error"]
+#: Which verdicts fail the gate (exit 1): the one definition the CLI, the Action and the library use.
 FailOn = Literal["regression", "fail", "never"]
-FAIL_ON_CHOICES: tuple[str, ...] = ("regression", "fail", "never")
+FAIL_ON_CHOICES: tuple[FailOn, ...] = get_args(FailOn)
 
 
 def run_verdict(verdicts: Sequence[CaseVerdict], *, fatal: bool) -> RunVerdict:

@@ -1,69 +1,36 @@
-"""Absolute checks of one case: could it be measured at all, and does it meet its thresholds.
-
-Also decides each case's primary agreement metric, which the thresholds and the baseline
-comparison share (DESIGN section 6).
-"""
+"""Absolute checks of one case: could it be measured at all, and does it meet its thresholds."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-from stabilitygate.results import CaseMeasurement
-from stabilitygate.suite.model import ResolvedCase
+from stabilitygate.judge.agreement import primary_agreement
+from stabilitygate.results import Agreement, CaseMeasurement
+from stabilitygate.suite.model import ResolvedCase, Thresholds
+
+# `primary_agreement` is re-exported until report/json_report.py reads `CaseVerdict.primary`.
+__all__ = [
+    "EPSILON",
+    "ThresholdCheck",
+    "check_thresholds",
+    "measurement_error",
+    "primary_agreement",
+]
 
 #: Shares are compared with this slack so that 9/10 meets min_agreement 0.9 although 0.9 * 10 is
 #: 9.000000000000002 in binary floating point.
 EPSILON = 1e-9
 
-METRIC_LABELS = {
-    "parsed_agreement": "agreement",
-    "semantic_agreement": "semantic agreement",
-    "mode_share": "mode share",
-}
+Sentence = Callable[[float, float], str]  # (value, limit) -> words
 
 
-@dataclass(frozen=True)
-class Agreement:
-    """The primary agreement metric of a case: its name, value and the counts behind it."""
-
-    metric: str  # parsed_agreement | semantic_agreement | mode_share
-    k: int
-    n: int
-
-    @property
-    def value(self) -> float:
-        return self.k / self.n if self.n else 0.0
-
-    @property
-    def label(self) -> str:
-        return METRIC_LABELS[self.metric]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"metric": self.metric, "k": self.k, "n": self.n}
-
-
-def primary_agreement(case: ResolvedCase, m: CaseMeasurement) -> Agreement | None:
-    """parsed_agreement with a parser, else semantic_agreement when measured, else mode_share."""
-    n = m.samples_ok
-    if n <= 0:
-        return None
-    if case.answer is not None:
-        k = int(m.answers[0]["count"]) if m.answers else 0
-        return Agreement("parsed_agreement", k, n)
-    semantic = m.metrics.get("semantic_agreement")
-    if semantic is not None:
-        return Agreement("semantic_agreement", round(float(semantic) * n), n)
-    k = int(m.completions[0]["count"]) if m.completions else 0
-    return Agreement("mode_share", k, n)
+# --- could the case be measured -------------------------------------------------------------------
 
 
 def measurement_error(case: ResolvedCase, m: CaseMeasurement) -> str | None:
     """Why the case could not be measured, or None when it could."""
-    allowed = case.thresholds.max_sample_errors
-    if allowed is None:
-        allowed = m.samples_requested // 2  # "more than half of the samples" is an error
+    allowed = _allowed_sample_errors(case, m)
     if m.sample_errors > allowed:
         return (
             f"{m.sample_errors} of {m.samples_requested} samples failed, more than the {allowed} allowed{_top_error(m)}"
@@ -76,6 +43,12 @@ def measurement_error(case: ResolvedCase, m: CaseMeasurement) -> str | None:
     return None
 
 
+def _allowed_sample_errors(case: ResolvedCase, m: CaseMeasurement) -> int:
+    """max_sample_errors, else half the samples: "more than half of the samples" is an error."""
+    allowed = case.thresholds.max_sample_errors
+    return m.samples_requested // 2 if allowed is None else allowed
+
+
 def _top_error(m: CaseMeasurement) -> str:
     if not m.errors:
         return ""
@@ -86,6 +59,9 @@ def _top_error(m: CaseMeasurement) -> str:
     return f" (most common error, {top.get('count', '?')}x: {text})"
 
 
+# --- thresholds -----------------------------------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class ThresholdCheck:
     violations: list[str]  # one sentence per threshold violated: the case fails
@@ -93,102 +69,162 @@ class ThresholdCheck:
     skipped: list[str]  # sentences for thresholds whose metric was not measured
 
 
-def check_thresholds(case: ResolvedCase, m: CaseMeasurement) -> ThresholdCheck:
-    t = case.thresholds
-    metrics = m.metrics
-    n = m.samples_ok
+@dataclass(frozen=True)
+class Limit:
+    """One threshold set on the case, with the measured value it bounds and how to word both."""
+
+    name: str  # the suite's key, e.g. "max_unique"
+    limit: float
+    value: float | None  # None: the metric was not measured
+    at_most: bool  # max_* bounds from above (exact counts); min_* from below (shares, with EPSILON)
+    violation: Sentence
+    met: Sentence
+    why_unmeasured: str
+
+    def violated(self, value: float) -> bool:
+        return value > self.limit if self.at_most else value < self.limit - EPSILON
+
+
+def check_thresholds(case: ResolvedCase, m: CaseMeasurement, primary: Agreement | None) -> ThresholdCheck:
+    """Every threshold set on the case, in the suite's order: violated, met, or not checked."""
     violations: list[str] = []
     met: list[str] = []
     skipped: list[str] = []
-
-    def check(
-        limit: float | None,
-        name: str,
-        value: Any,
-        bad: Callable[[float, float], bool],
-        violation: Callable[[float, float], str],
-        short: Callable[[float, float], str],
-        why_null: str,
-    ) -> None:
-        if limit is None:
-            return
-        if value is None:
-            skipped.append(f"{name} not checked: {why_null}")
-        elif bad(float(value), float(limit)):
-            violations.append(violation(float(value), float(limit)))
+    for limit in _limits(case.thresholds, m, primary):
+        if limit.value is None:
+            skipped.append(f"{limit.name} not checked: {limit.why_unmeasured}")
+        elif limit.violated(limit.value):
+            violations.append(limit.violation(limit.value, limit.limit))
         else:
-            met.append(short(float(value), float(limit)))
-
-    check(
-        t.max_unique,
-        "max_unique",
-        metrics.get("unique_completions"),
-        lambda v, lim: v > lim,
-        lambda v, lim: f"{int(v)} unique completions of {n} where at most {int(lim)} are allowed (max_unique)",
-        lambda v, lim: f"unique {int(v)} ≤ {int(lim)}",
-        "no completions were measured",
-    )
-    mode_k = int(m.completions[0]["count"]) if m.completions else 0
-    check(
-        t.min_mode_share,
-        "min_mode_share",
-        metrics.get("mode_share"),
-        _below,
-        lambda v, lim: f"the most common completion is {mode_k}/{n} ({v:.2f}), below min_mode_share {lim:.2f}",
-        lambda v, lim: f"mode share {v:.2f} ≥ {lim:.2f}",
-        "no completions were measured",
-    )
-    primary = primary_agreement(case, m)
-    agreement_value = metrics.get(primary.metric) if primary is not None else None
-    label = primary.label if primary is not None else "agreement"
-    counts = f"{primary.k}/{primary.n}" if primary is not None else "?"
-    check(
-        t.min_agreement,
-        "min_agreement",
-        agreement_value,
-        _below,
-        lambda v, lim: f"{label} {counts} ({v:.2f}), below min_agreement {lim:.2f}",
-        lambda v, lim: f"{label} {v:.2f} ≥ {lim:.2f}",
-        "no agreement metric was measured",
-    )
-    check(
-        t.min_cosine,
-        "min_cosine",
-        metrics.get("cosine_min"),
-        _below,
-        lambda v, lim: f"the least similar pair of completions has cosine {v:.3f}, below min_cosine {lim:.3f}",
-        lambda v, lim: f"min cosine {v:.3f} ≥ {lim:.3f}",
-        "the semantic layer is off",
-    )
-    check(
-        t.max_semantic_clusters,
-        "max_semantic_clusters",
-        metrics.get("semantic_clusters"),
-        lambda v, lim: v > lim,
-        lambda v, lim: f"{int(v)} distinct meanings (semantic clusters) where at most {int(lim)} are allowed",
-        lambda v, lim: f"clusters {int(v)} ≤ {int(lim)}",
-        "the semantic layer is off",
-    )
-    check(
-        t.min_accuracy,
-        "min_accuracy",
-        metrics.get("accuracy"),
-        _below,
-        lambda v, lim: f"accuracy {round(v * n)}/{n} ({v:.2f}), below min_accuracy {lim:.2f}",
-        lambda v, lim: f"accuracy {v:.2f} ≥ {lim:.2f}",
-        "the case has no `expected` answer",
-    )
-    check(
-        t.min_schema_valid,
-        "min_schema_valid",
-        metrics.get("schema_valid_share"),
-        _below,
-        lambda v, lim: f"{round(v * n)}/{n} answers ({v:.2f}) meet the schema, below min_schema_valid {lim:.2f}",
-        lambda v, lim: f"schema valid {v:.2f} ≥ {lim:.2f}",
-        "the case has no `schema`",
-    )
+            met.append(limit.met(limit.value, limit.limit))
     return ThresholdCheck(violations, met, skipped)
 
 
-def _below(value: float, limit: float) -> bool:
-    return value < limit - EPSILON
+def _limits(t: Thresholds, m: CaseMeasurement, primary: Agreement | None) -> list[Limit]:
+    """The thresholds the case sets (unset ones are left out), each paired with its metric."""
+    candidates = [
+        _max_unique(t, m),
+        _min_mode_share(t, m),
+        _min_agreement(t, m, primary),
+        _min_cosine(t, m),
+        _max_semantic_clusters(t, m),
+        _min_accuracy(t, m),
+        _min_schema_valid(t, m),
+    ]
+    return [limit for limit in candidates if limit is not None]
+
+
+def _measured(m: CaseMeasurement, metric: str) -> float | None:
+    value = m.metrics.get(metric)
+    return None if value is None else float(value)
+
+
+def _max_unique(t: Thresholds, m: CaseMeasurement) -> Limit | None:
+    if t.max_unique is None:
+        return None
+    n = m.samples_ok
+    return Limit(
+        "max_unique",
+        float(t.max_unique),
+        _measured(m, "unique_completions"),
+        at_most=True,
+        violation=lambda v, lim: (
+            f"{int(v)} unique completions of {n} where at most {int(lim)} are allowed (max_unique)"
+        ),
+        met=lambda v, lim: f"unique {int(v)} ≤ {int(lim)}",
+        why_unmeasured="no completions were measured",
+    )
+
+
+def _min_mode_share(t: Thresholds, m: CaseMeasurement) -> Limit | None:
+    if t.min_mode_share is None:
+        return None
+    counts = f"{int(m.completions[0]['count']) if m.completions else 0}/{m.samples_ok}"
+    return Limit(
+        "min_mode_share",
+        t.min_mode_share,
+        _measured(m, "mode_share"),
+        at_most=False,
+        violation=lambda v, lim: f"the most common completion is {counts} ({v:.2f}), below min_mode_share {lim:.2f}",
+        met=lambda v, lim: f"mode share {v:.2f} ≥ {lim:.2f}",
+        why_unmeasured="no completions were measured",
+    )
+
+
+def _min_agreement(t: Thresholds, m: CaseMeasurement, primary: Agreement | None) -> Limit | None:
+    """min_agreement bounds the case's primary agreement metric, whichever it is."""
+    if t.min_agreement is None:
+        return None
+    label = primary.label if primary is not None else "agreement"
+    counts = f"{primary.k}/{primary.n}" if primary is not None else "?"
+    return Limit(
+        "min_agreement",
+        t.min_agreement,
+        _measured(m, primary.metric) if primary is not None else None,
+        at_most=False,
+        violation=lambda v, lim: f"{label} {counts} ({v:.2f}), below min_agreement {lim:.2f}",
+        met=lambda v, lim: f"{label} {v:.2f} ≥ {lim:.2f}",
+        why_unmeasured="no agreement metric was measured",
+    )
+
+
+def _min_cosine(t: Thresholds, m: CaseMeasurement) -> Limit | None:
+    if t.min_cosine is None:
+        return None
+    return Limit(
+        "min_cosine",
+        t.min_cosine,
+        _measured(m, "cosine_min"),
+        at_most=False,
+        violation=lambda v, lim: (
+            f"the least similar pair of completions has cosine {v:.3f}, below min_cosine {lim:.3f}"
+        ),
+        met=lambda v, lim: f"min cosine {v:.3f} ≥ {lim:.3f}",
+        why_unmeasured="the semantic layer is off",
+    )
+
+
+def _max_semantic_clusters(t: Thresholds, m: CaseMeasurement) -> Limit | None:
+    if t.max_semantic_clusters is None:
+        return None
+    return Limit(
+        "max_semantic_clusters",
+        float(t.max_semantic_clusters),
+        _measured(m, "semantic_clusters"),
+        at_most=True,
+        violation=lambda v, lim: f"{int(v)} distinct meanings (semantic clusters) where at most {int(lim)} are allowed",
+        met=lambda v, lim: f"clusters {int(v)} ≤ {int(lim)}",
+        why_unmeasured="the semantic layer is off",
+    )
+
+
+def _min_accuracy(t: Thresholds, m: CaseMeasurement) -> Limit | None:
+    if t.min_accuracy is None:
+        return None
+    n = m.samples_ok
+    return Limit(
+        "min_accuracy",
+        t.min_accuracy,
+        _measured(m, "accuracy"),
+        at_most=False,
+        violation=lambda v, lim: f"accuracy {round(v * n)}/{n} ({v:.2f}), below min_accuracy {lim:.2f}",
+        met=lambda v, lim: f"accuracy {v:.2f} ≥ {lim:.2f}",
+        why_unmeasured="the case has no `expected` answer",
+    )
+
+
+def _min_schema_valid(t: Thresholds, m: CaseMeasurement) -> Limit | None:
+    if t.min_schema_valid is None:
+        return None
+    n = m.samples_ok
+    return Limit(
+        "min_schema_valid",
+        t.min_schema_valid,
+        _measured(m, "schema_valid_share"),
+        at_most=False,
+        violation=lambda v, lim: (
+            f"{round(v * n)}/{n} answers ({v:.2f}) meet the schema, below min_schema_valid {lim:.2f}"
+        ),
+        met=lambda v, lim: f"schema valid {v:.2f} ≥ {lim:.2f}",
+        why_unmeasured="the case has no `schema`",
+    )

@@ -1,9 +1,20 @@
-"""How the judge writes values and p-values into its sentences, and when two answers are the same."""
+"""How the judge writes values, p-values and the update hint into its sentences, and when two
+answers are the same.
+
+The report's markdown prints p-values and the update hint too: it calls `p_number` and
+`update_hint` from here, so that each is worded in one place.
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
+
+#: The flag and the Action input that record a new baseline.
+UPDATE_FLAG = "--update-baseline"
+UPDATE_INPUT = "update-baseline: true"
+
+HintSurface = Literal["reason", "markdown"]
 
 
 def same_value(a: Any, b: Any) -> bool:
@@ -27,14 +38,35 @@ def show(value: Any, limit: int = 80) -> str:
     return "'" + text.replace("'", "\\'") + "'" if isinstance(value, str) else text
 
 
-def p_phrase(p: float, *, bare: bool = False) -> str:
+def p_number(p: float, *, spaced: bool = True) -> str:
+    """The p-value alone: '0.042', '0.50', '< 0.001' ('<0.001' when not `spaced`, for table cells).
+
+    Two significant digits below 0.1, two decimals above: enough to read against alpha, no more.
+    """
     if p < 0.001:
-        shown = "< 0.001"
-        return shown if bare else f"p {shown}"
-    shown = f"{p:.2f}" if p >= 0.1 else f"{p:.2g}"
-    return shown if bare else f"p = {shown}"
+        return "< 0.001" if spaced else "<0.001"
+    return f"{p:.2f}" if p >= 0.1 else f"{p:.2g}"
 
 
-def format_p(p: float) -> str:
-    """'p = 0.042', 'p = 0.50', 'p < 0.001' (for reports and reasons)."""
-    return p_phrase(p)
+def p_phrase(p: float) -> str:
+    """'p = 0.042', 'p = 0.50', 'p < 0.001'."""
+    number = p_number(p)
+    return f"p {number}" if number.startswith("<") else f"p = {number}"
+
+
+def p_after_holm(p_holm: float) -> str:
+    """'p = 0.042 after Holm'."""
+    return f"{p_phrase(p_holm)} after Holm"
+
+
+def p_after_and_before_holm(p_holm: float, p_raw: float) -> str:
+    """'p = 0.042 after Holm (0.021 before)'."""
+    return f"{p_after_holm(p_holm)} ({p_number(p_raw)} before)"
+
+
+def update_hint(surface: HintSurface = "reason") -> str:
+    """How to record a new baseline: in a case's reasons (plain text), or in the markdown summary,
+    which the Action posts too and so names its input as well as the flag."""
+    if surface == "markdown":
+        return f"update the baseline with `{UPDATE_FLAG}` (Action input `{UPDATE_INPUT}`) and commit it"
+    return f"run with {UPDATE_FLAG} to record it"

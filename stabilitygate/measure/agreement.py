@@ -1,4 +1,4 @@
-"""Counting metrics: unique completions, mode share, parsed agreement, TAR, accuracy (DESIGN section 5).
+"""Counting metrics: unique completions, mode share, parsed agreement, TAR, accuracy (docs/design.md §5, "The numbers").
 
 Everything works on distinct texts with their multiplicities, so a case's cost grows with the number of
 different completions, not with the number of samples.
@@ -10,7 +10,8 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from stabilitygate.measure.parsers import ParsedAnswer, normalize_expected, parse_answer
+from stabilitygate.measure.expected import expected_test
+from stabilitygate.measure.parsers import ParsedAnswer, parse_answer
 from stabilitygate.results import REPORT_DECIMALS
 from stabilitygate.suite.model import AnswerSpec
 
@@ -94,14 +95,13 @@ def accuracy_metrics(
     parsed: Mapping[str, ParsedAnswer] | None,
     counts: Mapping[str, int],
 ) -> dict[str, Any]:
-    """Share of samples equal to `expected`. Without a parser the stripped text is compared."""
+    """Share of samples whose answer `expected` accepts; without a parser the completion is the answer."""
     total = sum(counts.values())
     if expected is None or total == 0:
         return {"accuracy": None, "any_correct": None, "all_correct": None}
+    accepts = expected_test(spec if parsed is not None else None, expected)
     if spec is None or parsed is None:
-        target = expected if isinstance(expected, str) else json.dumps(expected, ensure_ascii=False)
-        correct = sum(n for text, n in counts.items() if text.strip() == target.strip())
+        correct = sum(n for text, n in counts.items() if accepts(text))
     else:
-        target = normalize_expected(spec, expected)
-        correct = sum(n for text, n in counts.items() if parsed[text].ok and parsed[text].value == target)
+        correct = sum(n for text, n in counts.items() if parsed[text].ok and accepts(parsed[text].value))
     return {"accuracy": rounded(correct / total), "any_correct": correct > 0, "all_correct": correct == total}

@@ -21,8 +21,8 @@ def canonical_number(value: Decimal | float | int) -> int | float:
     """42.0 -> 42, Decimal('1234.50') -> 1234.5, -0.0 -> 0; raises NoAnswer for NaN and infinities."""
     try:
         dec = value if isinstance(value, Decimal) else Decimal(str(value))
-    except InvalidOperation:
-        raise NoAnswer(f"not a number: {value!r}") from None
+    except InvalidOperation as exc:
+        raise NoAnswer(f"not a number: {value!r}") from exc
     if not dec.is_finite():
         raise NoAnswer("the number is not finite")
     if dec == dec.to_integral_value() and abs(dec) < _EXACT_INT_LIMIT:

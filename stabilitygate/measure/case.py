@@ -1,4 +1,4 @@
-"""measure_case: one case's samples in, every number of DESIGN section 5 out."""
+"""measure_case: one case's samples in, every number of docs/design.md §5, "The numbers" out."""
 
 from __future__ import annotations
 
@@ -149,7 +149,7 @@ def measure_case(
     embedder: TextEmbedder | None,
     samples_requested: int | None = None,
 ) -> CaseMeasurement:
-    """Every number of DESIGN section 5 for one case; samples may come in any order and include failures."""
+    """Every number of docs/design.md §5 for one case; samples may come in any order and include failures."""
     ordered = sorted(samples, key=_order)
     ok = [s for s in ordered if s.text is not None]
     failed = [s for s in ordered if s.text is None]

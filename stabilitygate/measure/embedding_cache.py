@@ -62,6 +62,14 @@ class EmbeddingCache:
         self.directory = self.root / model
         self._writable = True
 
+    def has_entries(self) -> bool:
+        """Whether any vector of this model is stored (one directory listing: no entry is read)."""
+        try:
+            with os.scandir(self.directory) as entries:
+                return any(entry.is_dir() for entry in entries)
+        except OSError:
+            return False
+
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.f32"
 

@@ -1,4 +1,4 @@
-"""Answer parsers: the answer a completion commits to, as a canonical JSON-able value (DESIGN section 4).
+"""Answer parsers: the answer a completion commits to, as a canonical JSON-able value (docs/design.md §4.1).
 
 Equal answers must compare equal whatever their surface form, so every parser returns a canonical value:
 json -> the canonical JSON text of the value found, choice -> the label as written in the suite,
@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
@@ -20,6 +21,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
 from stabilitygate.errors import BadInput
+from stabilitygate.jsonpointer import resolve_pointer
 from stabilitygate.measure.canonical import NoAnswer, canonical_json, canonical_number, scalar_text
 from stabilitygate.measure.choice import choice_matcher
 from stabilitygate.suite.model import AnswerSpec
@@ -84,26 +86,6 @@ def check_pointer(pointer: str) -> None:
         raise BadInput(f"answer.json: {pointer!r} is not a JSON pointer: it must be empty or start with '/'")
 
 
-def resolve_pointer(doc: Any, pointer: str) -> tuple[bool, Any]:
-    """RFC 6901: (True, value) when the pointer exists in doc, else (False, None)."""
-    check_pointer(pointer)
-    if pointer == "":
-        return True, doc
-    for raw in pointer[1:].split("/"):
-        token = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(doc, dict):
-            if token not in doc:
-                return False, None
-            doc = doc[token]
-        elif isinstance(doc, list):
-            if not re.fullmatch(r"0|[1-9][0-9]*", token) or int(token) >= len(doc):
-                return False, None
-            doc = doc[int(token)]
-        else:
-            return False, None
-    return True, doc
-
-
 def _parse_json(spec: AnswerSpec, text: str) -> Any:
     return _json_document_and_value(spec, text)[1]
 
@@ -151,26 +133,58 @@ def _parse_regex(spec: AnswerSpec, text: str) -> Any:
     return m.group(0)
 
 
-_NUMBER = re.compile(
-    r"(?<![\w.])([-+\u2212]?)((?:[0-9]{1,3}(?:,[0-9]{3}(?![0-9]))+|[0-9]+)(?:\.[0-9]+)?|\.[0-9]+)"
-    r"(?:[eE]([-+]?[0-9]+))?"
+# One number as people and models write it (docs/design.md, "Answer parsers"). Not inside a word
+# ("v2", "H2O") or a dotted run ("3.11.2", "1.000.000", "01.02.2024"); a comma joins only groups of
+# exactly three digits ("1,234,567"), any other comma separates numbers ("1,5" is 1 then 5).
+_NUMBER = (
+    r"(?<![\w.])(?P<sign>[-+\u2212])?(?:[$\u20ac\u00a3\u00a5]\s?)?(?P<sign2>[-+\u2212])?"
+    r"(?P<digits>(?:[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])|[0-9]+)(?:\.[0-9]+)?|\.[0-9]+)"
+    r"(?:[eE](?P<exponent>[-+]?[0-9]+))?"
+    r"(?!\.?[0-9])"
 )
+# An explicit answer: "#### 19" (GSM8K), "the answer is 19", "Answer: 19", "final answer = 19",
+# "\boxed{19}", with markup between the phrase and the number ("Answer: **$19**").
+# Possessive quantifiers: whitespace and markup are never given back, so a long run of spaces
+# after "answer is" costs linear time, not quadratic.
+_ANSWER_LEAD = (
+    r"(?:####|\\boxed\{"
+    r"|\banswer\b\s*+(?:(?:is|was|would\s+be|will\s+be|should\s+be|must\s+be)\b\s*+:?|[:=]))"
+)
+_HEDGE = r"(?:(?:approximately|about|around|roughly|exactly|simply|just)\s++)?"
+_MARKUP = r"(?:(?:[*_\"'`(\[{$]|\\boxed\{|\\\(|\\text\{)\s*+)*+"
+_NUMBER_RE = re.compile(_NUMBER)
+_EXPLICIT_RE = re.compile(_ANSWER_LEAD + r"\s*+" + _HEDGE + _MARKUP + _NUMBER, re.I)
+
+
+def _number_value(m: re.Match[str]) -> int | float:
+    negative = (m.group("sign") or m.group("sign2") or "+") in ("-", "\u2212")
+    exponent = f"e{m.group('exponent')}" if m.group("exponent") else ""
+    return canonical_number(Decimal(("-" if negative else "") + m.group("digits").replace(",", "") + exponent))
 
 
 def parse_number(text: str) -> int | float:
-    m = _NUMBER.search(text)
-    if m is None:
+    """The last explicit answer ("the answer is 19", "#### 19"), else the last number in the text.
+
+    A text that restates or corrects its answer ends with the final one; without an answer phrase
+    the last number is the result of the working ("12 + 7 = 19."), as lm-evaluation-harness's
+    flexible extract reads GSM8K answers.
+    """
+    found = _last_match(_EXPLICIT_RE, text) or _last_match(_NUMBER_RE, text)
+    if found is None:
         raise NoAnswer("no number found")
-    sign = "-" if m.group(1) in ("-", "\u2212") else ""
-    exponent = f"e{m.group(3)}" if m.group(3) else ""
-    return canonical_number(Decimal(sign + m.group(2).replace(",", "") + exponent))
+    return _number_value(found)
+
+
+def _last_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    last = deque(pattern.finditer(text), maxlen=1)
+    return last[0] if last else None
 
 
 def _parse_number(spec: AnswerSpec, text: str) -> Any:
     return parse_number(text)
 
 
-def normalize_text(text: str, steps: list[str] | tuple[str, ...]) -> str:
+def normalize_text(text: str, steps: Sequence[str]) -> str:
     """Applied in a fixed order (punctuation, lower, whitespace, strip) whatever order the suite lists."""
     chosen = set(steps)
     if "punctuation" in chosen:

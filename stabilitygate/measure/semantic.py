@@ -1,4 +1,4 @@
-"""The semantic numbers: pairwise cosine statistics, clusters, discrete semantic entropy (DESIGN section 5).
+"""The semantic numbers: pairwise cosine statistics, clusters, discrete semantic entropy (docs/design.md).
 
 Inputs are the embeddings of the DISTINCT texts and their multiplicities. The S(S-1)/2 sample pairs are
 never materialised: a pair of copies of one text counts 1.0, a pair of different texts i, j counts
@@ -31,7 +31,8 @@ def unit_rows(vectors: np.ndarray) -> np.ndarray:
     rows = np.asarray(vectors, dtype=np.float64)
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return rows / norms
+    unit: np.ndarray = rows / norms
+    return unit
 
 
 def pairwise_stats(vectors: np.ndarray, counts: Sequence[int]) -> PairStats | None:

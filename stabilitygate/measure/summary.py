@@ -1,4 +1,4 @@
-"""Suite-level numbers: TARr@N, TARa@N and the best/worst possible accuracy (DESIGN section 5)."""
+"""Suite-level numbers: TARr@N, TARa@N and the best/worst possible accuracy (docs/design.md §5, "The numbers")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Where completions part ways: tokens are matches of `\\w+|[^\\w\\s]` (DESIGN section 5)."""
+"""Where completions part ways: tokens are matches of `\\w+|[^\\w\\s]` (docs/design.md §5, "The numbers")."""
 
 from __future__ import annotations
 

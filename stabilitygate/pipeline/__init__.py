@@ -1,5 +1,6 @@
-"""The pipeline of DESIGN section 9: suite -> sample -> measure -> judge -> report.
+"""The pipeline (docs/design.md §2, "The pipeline"): suite -> sample -> measure -> judge -> report.
 
-`run.run_suite` samples live; `score.score_samples` and `score.merge_reports` start from samples
-files; all three end in `evaluate.evaluate`.
+`run` samples live, `score` reads samples files and shard reports, `changed` picks what a change can
+have affected; all of them end in `evaluate.evaluate`, which returns the `Report` that
+`stabilitygate.api` hands its callers.
 """

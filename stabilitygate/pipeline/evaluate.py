@@ -1,66 +1,86 @@
-"""The pipeline's tail, shared by run, score and merge: measure -> judge -> report -> files."""
+"""The pipeline's tail, shared by run, score and merge: measure -> judge -> (baseline) -> Report.
+
+Each step is its own function; `evaluate` only strings them together. Nothing here prints or
+writes a report file: the library returns the `Report`, and the CLI or the Action decides what to
+write (docs/design.md, "Library API"). The one file written here is the baseline, and only when
+the caller asked for it with `update_baseline`.
+"""
 
 from __future__ import annotations
 
-import sys
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from stabilitygate.atomic import write_text_atomic
-from stabilitygate.errors import EXIT_CANNOT_MEASURE
-from stabilitygate.judge.baseline import Baseline, baseline_from_run, merge_baselines, read_baseline, write_baseline
-from stabilitygate.judge.gate import exit_code, run_verdict
+from stabilitygate.errors import EXIT_CANNOT_MEASURE, EXIT_PASS, BadInput
+from stabilitygate.judge.baseline import (
+    Baseline,
+    BaselineCase,
+    baseline_from_run,
+    merge_baselines,
+    read_baseline,
+    write_baseline,
+)
+from stabilitygate.judge.compare import Similarity
+from stabilitygate.judge.gate import FailOn, exit_code, run_verdict, verdict_counts
 from stabilitygate.judge.verdicts import judge_cases
 from stabilitygate.measure.case import measure_case
 from stabilitygate.measure.summary import suite_summary
-from stabilitygate.pipeline.options import OutputOptions, default_baseline_path
+from stabilitygate.pipeline.changed import baseline_measurement, unchanged_result
+from stabilitygate.pipeline.options import default_baseline_path
 from stabilitygate.providers import fingerprint_note
-from stabilitygate.report.json_report import build_report, dump_report
-from stabilitygate.report.junit import render_junit
-from stabilitygate.report.markdown import render_markdown
-from stabilitygate.results import CaseMeasurement
+from stabilitygate.report.json_report import build_report
+from stabilitygate.results import (
+    BaselineFacts,
+    CaseMeasurement,
+    CaseVerdict,
+    EmbeddingFacts,
+    Report,
+    RunFacts,
+    SamplingFacts,
+    SuiteRef,
+)
 from stabilitygate.samples import Sample
 from stabilitygate.suite.load import LoadedSuite
 from stabilitygate.suite.model import ResolvedCase
 
+if TYPE_CHECKING:
+    from stabilitygate.measure.embedder import Embedder
+
 
 @dataclass(frozen=True)
-class SamplingFacts:
-    """What only a live run knows (absent when scoring a samples file)."""
+class Judging:
+    """How a measured run is judged and whether it becomes the new baseline."""
 
-    requests: int
-    retries: int
-    interrupted: bool
-    budget_exhausted: bool
-    fatal_error: str | None
-    early_stopped: Mapping[str, str]
-    samples_file: str | None
-    shard: str | None
-
-    @property
-    def could_not_measure(self) -> bool:
-        return self.interrupted or self.budget_exhausted or self.fatal_error is not None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "requests": self.requests,
-            "retries": self.retries,
-            "interrupted": self.interrupted,
-            "budget_exhausted": self.budget_exhausted,
-            "fatal_error": self.fatal_error,
-            "early_stopped": dict(sorted(self.early_stopped.items())),
-            "samples_file": self.samples_file,
-            "shard": self.shard,
-        }
+    baseline_path: Path | None = None  # None: the suite's path with .baseline.json
+    update_baseline: bool = False
+    fail_on: FailOn = "regression"
 
 
-def resolve_baseline(loaded: LoadedSuite, output: OutputOptions) -> tuple[Path, Baseline | None]:
-    """Read the baseline before anything is spent: an unreadable one is exit 2, the file untouched."""
-    path = output.baseline or default_baseline_path(Path(loaded.path))
-    return path, read_baseline(path)
+@dataclass(frozen=True)
+class BaselineFile:
+    """The baseline as read before anything was spent: its path and contents (None: there is none yet)."""
+
+    path: Path
+    contents: Baseline | None
+    problem: str | None = None  # why an unreadable baseline was set aside (changed-only runs only)
+
+
+def read_baseline_file(loaded: LoadedSuite, judging: Judging, *, tolerate_bad: bool = False) -> BaselineFile:
+    """Read the baseline before sampling: an unreadable one is exit 2 with nothing spent or touched.
+
+    `tolerate_bad` (changed-only): a baseline whose hashes cannot be read is set aside instead, with
+    its reason, so that the run samples every case and says why.
+    """
+    path = judging.baseline_path or default_baseline_path(Path(loaded.path))
+    try:
+        return BaselineFile(path, read_baseline(path))
+    except BadInput as exc:
+        if not tolerate_bad:
+            raise
+        return BaselineFile(path, None, f"the baseline cannot be read ({exc})")
 
 
 def evaluate(
@@ -68,109 +88,100 @@ def evaluate(
     cases: Sequence[ResolvedCase],
     samples: Iterable[Sample],
     *,
-    output: OutputOptions,
+    judging: Judging,
     requested: Mapping[str, int],
+    baseline: BaselineFile,
+    embedder: Embedder | None,
     sampling: SamplingFacts | None = None,
-    baseline: tuple[Path, Baseline | None] | None = None,
-) -> int:
-    """Measure, judge and report; write the report files and, when asked, the baseline. Returns the exit code.
+    unchanged: Sequence[tuple[ResolvedCase, BaselineCase]] = (),
+    changed_only: bool = False,
+) -> Report:
+    """Measure every case, judge it against the baseline, record the baseline when asked; the Report.
 
-    `baseline` is the (path, contents) a live run read before sampling; scoring reads it here.
+    `unchanged` (changed-only runs): cases not sampled, which keep their baseline figures.
     """
-    baseline_path, baseline = baseline or resolve_baseline(loaded, output)
+    measurements = measure_cases(cases, samples, requested=requested, embedder=embedder, sampling=sampling)
+    verdicts = judge_cases(
+        cases, measurements, baseline.contents, loaded.suite.regression, similarity=_similarity(embedder)
+    )
+    could_not_measure = sampling is not None and sampling.could_not_measure
+    code = exit_code(verdicts, judging.fail_on, could_not_measure=could_not_measure)
+    status = "compared" if baseline.contents is not None else "missing"
+    if judging.update_baseline:
+        status = record_baseline(
+            loaded, cases, measurements, verdicts, baseline, could_not_measure=code == EXIT_CANNOT_MEASURE
+        )
+        if status == "updated":
+            code = EXIT_PASS  # recording is what was asked; the verdicts are shown, not gated
+    run = RunFacts(
+        baseline=BaselineFacts(str(baseline.path), status),
+        embedding=embedding_facts(embedder),
+        fail_on=judging.fail_on,
+        sampling=sampling,
+        changed_only=changed_only,
+    )
+    report = build_report(
+        SuiteRef(loaded.path, loaded.suite.name),
+        cases,
+        measurements,
+        verdicts,
+        summary=suite_summary(measurements, cases),
+        counts=verdict_counts(verdicts),
+        run=run,
+        exit_code=code,
+        verdict=run_verdict(verdicts, fatal=could_not_measure),
+    )
+    return with_unchanged(report, loaded, cases, measurements, unchanged) if changed_only else report
+
+
+def with_unchanged(
+    report: Report,
+    loaded: LoadedSuite,
+    cases: Sequence[ResolvedCase],
+    measurements: Sequence[CaseMeasurement],
+    unchanged: Sequence[tuple[ResolvedCase, BaselineCase]],
+) -> Report:
+    """The report of a changed-only run: the unchanged cases' rows in suite order, and the summary over all."""
+    rows = {c.id: c for c in report.cases} | {case.id: unchanged_result(case, entry) for case, entry in unchanged}
+    order = [c.id for c in loaded.suite.cases if c.id in rows]
+    everything = [*cases, *(case for case, _ in unchanged)]
+    figures = [*measurements, *(baseline_measurement(case, entry) for case, entry in unchanged)]
+    summary = replace(report.summary, cases=report.summary.cases + len(unchanged)).with_numbers(
+        {
+            **suite_summary(figures, everything),
+            "unchanged": len(unchanged),
+            "requests_saved": sum(case.samples for case, _ in unchanged),
+        }
+    )
+    return replace(report, cases=tuple(rows[cid] for cid in order), summary=summary)
+
+
+def measure_cases(
+    cases: Sequence[ResolvedCase],
+    samples: Iterable[Sample],
+    *,
+    requested: Mapping[str, int],
+    embedder: Embedder | None,
+    sampling: SamplingFacts | None,
+) -> list[CaseMeasurement]:
+    """Every case's numbers, with the notes only the pipeline knows."""
     by_case: dict[str, list[Sample]] = defaultdict(list)
     for sample in samples:
         by_case[sample.case].append(sample)
-
-    embedder = _make_embedder(loaded)
-    measurements = [
-        _with_notes(
+    return [
+        with_pipeline_notes(
             measure_case(case, by_case.get(case.id, []), embedder=embedder, samples_requested=requested[case.id]),
             case,
             sampling,
         )
         for case in cases
     ]
-    similarity = None
-    if embedder is not None:
-        from stabilitygate.measure.embedder import similarity as embed_similarity
-
-        def similarity(a: str, b: str) -> float:
-            return embed_similarity(embedder, a, b)
-
-    verdicts = judge_cases(cases, measurements, baseline, loaded.suite.regression, similarity=similarity)
-    could_not_measure = sampling is not None and sampling.could_not_measure
-    code = exit_code(verdicts, output.fail_on, could_not_measure=could_not_measure)
-    verdict = run_verdict(verdicts, fatal=could_not_measure)
-
-    baseline_status = "compared" if baseline is not None else "missing"
-    if output.update_baseline:
-        if code == EXIT_CANNOT_MEASURE:
-            baseline_status = "not written: the run could not measure"
-        else:
-            fresh = baseline_from_run(cases, measurements, loaded.suite.name)
-            suite_ids = {c.id for c in loaded.suite.cases}  # a partial run keeps the others' entries
-            write_baseline(baseline_path, merge_baselines(baseline, fresh, suite_ids))
-            baseline_status = "updated"
-            code = 0
-    run: dict[str, Any] = {
-        "baseline": {"path": str(baseline_path), "status": baseline_status},
-        "embedding": _embedding_info(embedder),
-        "fail_on": output.fail_on,
-    }
-    if sampling is not None:
-        run["sampling"] = sampling.to_json()
-    report = build_report(
-        suite_name=loaded.suite.name,
-        suite_path=loaded.path,
-        cases=cases,
-        measurements=measurements,
-        verdicts=verdicts,
-        summary=suite_summary(measurements, cases),
-        run=run,
-        exit_code=code,
-        verdict=verdict,
-    )
-    write_outputs(report, output)
-    _print_summary(report)
-    return code
 
 
-def write_outputs(report: dict[str, Any], output: OutputOptions) -> None:
-    if output.report_json:
-        write_text_atomic(output.report_json, dump_report(report))
-    if output.markdown:
-        write_text_atomic(output.markdown, render_markdown(report))
-    if output.junit:
-        write_text_atomic(output.junit, render_junit(report))
-
-
-def _make_embedder(loaded: LoadedSuite) -> Any:
-    settings = loaded.suite.embedding
-    if not settings.enabled:
-        return None
-    from stabilitygate.measure.embedder import Embedder
-
-    return Embedder(settings.model, batch_size=settings.batch_size)
-
-
-def _embedding_info(embedder: Any) -> dict[str, Any] | None:
-    if embedder is None:
-        return None
-    from stabilitygate.measure.embedder import embedding_info
-
-    computed, total = embedder.texts_embedded, embedder.distinct_texts
-    print(
-        f"stabilitygate: embedded {total} distinct texts ({computed} by the model, {total - computed} from the cache)",
-        file=sys.stderr,
-    )
-    return embedding_info(embedder)
-
-
-def _with_notes(
+def with_pipeline_notes(
     measurement: CaseMeasurement, case: ResolvedCase, sampling: SamplingFacts | None
 ) -> CaseMeasurement:
-    """Notes only the pipeline knows: an early stop, a provider that cannot show its backend."""
+    """Notes from outside the samples: an early stop, a provider that cannot show its backend."""
     notes = list(measurement.notes)
     if sampling is not None and measurement.id in sampling.early_stopped:
         notes.append(f"sampling stopped early: {sampling.early_stopped[measurement.id]}")
@@ -180,16 +191,68 @@ def _with_notes(
     return measurement if notes == measurement.notes else replace(measurement, notes=notes)
 
 
-def _print_summary(report: Mapping[str, Any]) -> None:
-    summary = report["summary"]
-    parts = [f"{summary['cases']} cases"] + [
-        f"{summary[k]} {k}" for k in ("passed", "failed", "regressed", "new", "errors") if summary.get(k)
-    ]
-    print(f"stabilitygate: {report['verdict']} ({', '.join(parts)})", file=sys.stderr)
-    for case in report["cases"]:
-        if case["verdict"] != "pass":
-            reasons = "; ".join(case["reasons"][:3])
-            print(f"  {case['id']}: {case['verdict']}: {reasons}", file=sys.stderr)
+def record_baseline(
+    loaded: LoadedSuite,
+    cases: Sequence[ResolvedCase],
+    measurements: Sequence[CaseMeasurement],
+    verdicts: Sequence[CaseVerdict],
+    baseline: BaselineFile,
+    *,
+    could_not_measure: bool,
+) -> str:
+    """Write the baseline from this run (a partial run keeps the other cases' entries); its status."""
+    if could_not_measure:
+        return "not written: the run could not measure"
+    fresh = baseline_from_run(cases, measurements, loaded.suite.name, verdicts=verdicts)
+    suite_ids = {c.id for c in loaded.suite.cases}
+    write_baseline(baseline.path, merge_baselines(baseline.contents, fresh, suite_ids))
+    return "updated"
 
 
-__all__ = ["SamplingFacts", "evaluate", "resolve_baseline", "write_outputs"]
+def make_embedder(loaded: LoadedSuite, cache_dir: str | None = None) -> Embedder | None:
+    """The suite's embedder (None with the semantic layer off); cheap: nothing is loaded yet."""
+    settings = loaded.suite.embedding
+    if not settings.enabled:
+        return None
+    from stabilitygate.measure.embedder import Embedder
+
+    return Embedder(settings.model, batch_size=settings.batch_size, cache_dir=cache_dir)
+
+
+def embedding_facts(embedder: Embedder | None) -> EmbeddingFacts | None:
+    if embedder is None:
+        return None
+    from stabilitygate.measure.embedder import embedding_info
+
+    info = embedding_info(embedder)
+    return EmbeddingFacts(
+        model=info["model"],
+        texts_embedded=int(info["texts_embedded"]),
+        max_word_pieces=info["max_word_pieces"],
+        truncation=str(info["truncation"]),
+        texts_from_cache=getattr(embedder, "texts_from_cache", None),
+    )
+
+
+def _similarity(embedder: Embedder | None) -> Similarity | None:
+    if embedder is None:
+        return None
+    from stabilitygate.measure.embedder import similarity
+
+    def cosine(a: str, b: str) -> float:
+        return similarity(embedder, a, b)
+
+    return cosine
+
+
+__all__ = [
+    "BaselineFile",
+    "Judging",
+    "embedding_facts",
+    "evaluate",
+    "make_embedder",
+    "measure_cases",
+    "read_baseline_file",
+    "record_baseline",
+    "with_pipeline_notes",
+]

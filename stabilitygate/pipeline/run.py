@@ -1,54 +1,59 @@
-"""`stabilitygate run`: suite -> sample -> evaluate, with nothing measured lost on interruption."""
+"""Live sampling for `stabilitygate.run`: every case N times, with nothing measured lost on interruption."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
+import logging
 import signal
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
-from stabilitygate.pipeline.evaluate import SamplingFacts, evaluate, resolve_baseline
-from stabilitygate.pipeline.options import RunOptions
-from stabilitygate.pipeline.select import select_cases
+from stabilitygate.pipeline.options import Shard
 from stabilitygate.providers import make_provider
-from stabilitygate.providers.httpbase import redact
 from stabilitygate.providers.interface import Provider, ProviderError
+from stabilitygate.results import SamplingFacts
 from stabilitygate.samples import Sample
 from stabilitygate.sampling.progress import Progress
 from stabilitygate.sampling.sampler import SamplingOutcome, sample_cases
 from stabilitygate.sampling.samples_file import SamplesWriter
-from stabilitygate.suite.load import check_environment, load_suite
+from stabilitygate.secrets import redact
+from stabilitygate.suite.load import LoadedSuite
 from stabilitygate.suite.model import ResolvedCase, Sampling
 
+log = logging.getLogger("stabilitygate")
 
-def run_suite(opts: RunOptions, environ: Mapping[str, str] | None = None) -> int:
-    env = os.environ if environ is None else environ
-    loaded = load_suite(opts.suite)
-    cases = select_cases(loaded.resolved_cases(), opts.case_ids, opts.shard)
-    if opts.samples is not None:
-        cases = [c.model_copy(update={"samples": opts.samples}) for c in cases]
-    check_environment(loaded, env)
-    baseline = resolve_baseline(loaded, opts.output)  # unreadable: we stop before any token is spent
-    settings = loaded.suite.sampling
-    sampling = settings.model_copy(
-        update={
-            "concurrency": opts.concurrency or settings.concurrency,
-            "early_stop": settings.early_stop if opts.early_stop is None else opts.early_stop,
-        }
-    )
-    secrets = sorted({env[name] for name in loaded.secret_env_names() if env.get(name)})
 
+@dataclass(frozen=True)
+class Sampled:
+    """What live sampling produced: every sample received (also on interruption) and the run's facts."""
+
+    samples: list[Sample]
+    facts: SamplingFacts
+
+
+def draw_samples(
+    cases: Sequence[ResolvedCase],
+    settings: Sampling,
+    environ: Mapping[str, str],
+    *,
+    secrets: Sequence[str],
+    samples_out: Path | None = None,
+    progress: bool | None = False,
+    shard: Shard | None = None,
+) -> Sampled:
+    """Sample every case; SIGINT/SIGTERM stop sampling and keep (and have written) what was received."""
     received: list[Sample] = []
-    with _samples_sink(opts) as write:
+    with _samples_sink(samples_out) as write:
 
         def on_sample(sample: Sample) -> None:
             received.append(sample)
             write(sample)
 
-        outcome, interrupted = asyncio.run(_sample(cases, sampling, env, secrets, on_sample, opts.progress))
+        outcome, interrupted = asyncio.run(_sample(cases, settings, environ, secrets, on_sample, progress))
 
     facts = SamplingFacts(
         requests=outcome.requests_made if outcome else len(received),
@@ -57,30 +62,33 @@ def run_suite(opts: RunOptions, environ: Mapping[str, str] | None = None) -> int
         budget_exhausted=bool(outcome and outcome.budget_exhausted),
         fatal_error=outcome.fatal_error if outcome else None,
         early_stopped=dict(outcome.early_stopped) if outcome else {},
-        samples_file=str(opts.samples_out) if opts.samples_out else None,
-        shard=str(opts.shard) if opts.shard else None,
+        samples_file=str(samples_out) if samples_out else None,
+        shard=str(shard) if shard else None,
     )
     if facts.interrupted:
-        print(f"stabilitygate: interrupted; {len(received)} samples kept", file=sys.stderr)
+        log.warning("interrupted; %d samples kept", len(received))
     if facts.fatal_error:
-        print(f"stabilitygate: error: {facts.fatal_error}", file=sys.stderr)
-    return evaluate(
-        loaded,
-        cases,
-        received,
-        output=opts.output,
-        requested={c.id: c.samples for c in cases},
-        sampling=facts,
-        baseline=baseline,
+        log.error("error: %s", facts.fatal_error)
+    return Sampled(received, facts)
+
+
+def sampling_settings(loaded: LoadedSuite, concurrency: int | None, early_stop: bool | None) -> Sampling:
+    """The suite's sampling settings with the caller's overrides."""
+    settings = loaded.suite.sampling
+    return settings.model_copy(
+        update={
+            "concurrency": concurrency or settings.concurrency,
+            "early_stop": settings.early_stop if early_stop is None else early_stop,
+        }
     )
 
 
 @contextlib.contextmanager
-def _samples_sink(opts: RunOptions) -> Iterator[Callable[[Sample], None]]:
-    if opts.samples_out is None:
+def _samples_sink(samples_out: Path | None) -> Iterator[Callable[[Sample], None]]:
+    if samples_out is None:
         yield lambda sample: None
         return
-    with SamplesWriter(opts.samples_out) as writer:
+    with SamplesWriter(samples_out) as writer:
         yield writer.write
 
 
@@ -99,9 +107,7 @@ async def _sample(
     async def warm_then_sample() -> SamplingOutcome | None:
         # A provider that loads a model in-process does it before the clock of any request starts.
         for provider in {id(p): p for p in providers.values()}.values():
-            warm_up = getattr(provider, "warm_up", None)
-            if warm_up is not None:
-                await warm_up()
+            await provider.warm_up()
         return await sample_cases(
             cases,
             sampling,
@@ -130,8 +136,14 @@ async def _sample(
             raise
     except ProviderError as exc:  # the warm-up failed: nothing was sampled
         outcome = SamplingOutcome(
-            samples=[], requests_made=0, retries=0, fatal_error=redact(str(exc), secrets), budget_exhausted=False,
-            early_stopped={}, interrupted=False, wall_s=0.0,
+            samples=[],
+            requests_made=0,
+            retries=0,
+            fatal_error=redact(str(exc), secrets),
+            budget_exhausted=False,
+            early_stopped={},
+            interrupted=False,
+            wall_s=0.0,
         )
     finally:
         _on_signals(loop, None)

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import httpx
+from pydantic import Field
 
 from stabilitygate.errors import BadInput
-from stabilitygate.providers.http_app import canonical_json, check_header_variables, expand_headers
+from stabilitygate.measure.canonical import canonical_json
+from stabilitygate.providers.config import EndpointConfig, check_header_variables, expand_headers
 from stabilitygate.providers.httpbase import request_json
 from stabilitygate.providers.interface import (
     Completion,
@@ -22,7 +24,6 @@ from stabilitygate.providers.interface import (
     ProviderError,
     Request,
 )
-from stabilitygate.suite.model import ProviderConfig
 
 API_VERSION = "2023-06-01"
 DEFAULT_KEY_ENV = "ANTHROPIC_API_KEY"
@@ -65,16 +66,27 @@ def split_system(messages: Sequence[Mapping[str, str]]) -> tuple[str | None, lis
     return ("\n\n".join(system) if system else None), turns
 
 
+class AnthropicConfig(EndpointConfig):
+    """`type: anthropic`."""
+
+    type: Literal["anthropic"]
+    model: str = Field(min_length=1, description="Model name sent to the API")
+
+
 class AnthropicProvider(Provider):
     """Draws completions from Anthropic's Messages API (or a server that speaks it)."""
 
+    config_model = AnthropicConfig
     has_fingerprint = False
+    default_base_url = DEFAULT_BASE_URL
+    default_key_env = DEFAULT_KEY_ENV
+    reads_default_key = True
 
     def __init__(
-        self, config: ProviderConfig, *, environ: Mapping[str, str] | None = None, timeout_s: float = 60
+        self, config: AnthropicConfig, *, environ: Mapping[str, str] | None = None, timeout_s: float = 60
     ) -> None:
         env = os.environ if environ is None else environ
-        key_env = config.api_key_env or DEFAULT_KEY_ENV
+        key_env = self.key_env(config) or DEFAULT_KEY_ENV
         api_key = env.get(key_env)
         if not api_key:
             raise BadInput(f"provider anthropic: the variable {key_env} holding the API key is not set")
@@ -111,7 +123,7 @@ class AnthropicProvider(Provider):
         if not isinstance(reply, dict):
             raise ProviderError("anthropic: the reply is not a JSON object", retryable=False, kind="bad_body")
         if reply.get("type") == "error":
-            error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
+            error: dict[str, Any] = reply["error"] if isinstance(reply.get("error"), dict) else {}
             kind = str(error.get("type", "error"))
             raise ProviderError(
                 f"anthropic: {kind}: {str(error.get('message', ''))[:300]}",

@@ -13,11 +13,13 @@ import json
 import os
 import shlex
 import signal
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Literal, TypeVar
+
+from pydantic import Field, field_validator
 
 from stabilitygate.errors import BadInput
-from stabilitygate.providers.httpbase import redact
+from stabilitygate.providers.config import KeyedConfig
 from stabilitygate.providers.interface import (
     Completion,
     FatalProviderError,
@@ -25,7 +27,7 @@ from stabilitygate.providers.interface import (
     ProviderError,
     Request,
 )
-from stabilitygate.suite.model import ProviderConfig
+from stabilitygate.secrets import Secrets, credential_like_values, redact
 
 MAX_STDOUT_BYTES = 8 * 1024 * 1024
 STDERR_TAIL_BYTES = 64 * 1024
@@ -33,26 +35,59 @@ EX_TEMPFAIL = 75  # sysexits.h: "try again later", the one exit status worth ret
 REAP_WAIT_S = 5.0
 _CHUNK = 64 * 1024
 
+Sleep = Callable[[float], Awaitable[None]]
+_T = TypeVar("_T")
+
 
 class _TooLarge(Exception):
     pass
 
 
-class CommandProvider(Provider):
-    """Runs the suite's command once per sample, as an asyncio subprocess in its own process group."""
+class CommandConfig(KeyedConfig):
+    """`type: command`: a program run once per sample."""
 
+    type: Literal["command"]
+    command: list[str] | str = Field(description="command: argv list, or a string with shell")
+    shell: bool | None = Field(None, description="command: run through the shell (off by default)")
+    input: Literal["stdin", "json"] | None = Field(
+        None, description="command: the prompt as text on stdin, or the request as JSON"
+    )
+
+    @field_validator("command")
+    @classmethod
+    def _names_a_program(cls, value: list[str] | str) -> list[str] | str:
+        if not value or (isinstance(value, list) and not value[0]):
+            raise ValueError("expected a program to run")
+        return value
+
+
+class CommandProvider(Provider):
+    """Runs the suite's command once per sample, as an asyncio subprocess in its own process group.
+
+    Every wait it bounds (the command's `timeout_s`, the grace for reaping it) ends when `sleep`
+    returns, so that tests decide when time is up instead of racing the clock.
+    """
+
+    config_model = CommandConfig
     has_fingerprint = False
 
     def __init__(
-        self, config: ProviderConfig, *, environ: Mapping[str, str] | None = None, timeout_s: float = 60
+        self,
+        config: CommandConfig,
+        *,
+        environ: Mapping[str, str] | None = None,
+        timeout_s: float = 60,
+        sleep: Sleep = asyncio.sleep,
     ) -> None:
         self._argv, self._shell = _command_of(config)
         self._input = config.input or "stdin"
         self._environ = dict(os.environ if environ is None else environ)
         self._timeout_s = timeout_s
+        self._sleep = sleep
         key_name = config.api_key_env
-        # The child may see keys in its environment and echo them on stderr: never repeat them.
-        self._secrets = [self._environ[key_name]] if key_name and self._environ.get(key_name) else []
+        # The child sees the whole environment and may echo any key on stderr: never repeat one.
+        key = [self._environ[key_name]] if key_name and self._environ.get(key_name) else []
+        self._secrets = Secrets.of([*key, *credential_like_values(self._environ)])
 
     async def complete(self, request: Request) -> Completion:
         stdin = self._stdin_of(request)
@@ -66,21 +101,21 @@ class CommandProvider(Provider):
             env["STABILITYGATE_MODEL"] = request.model
         proc = await self._spawn(env)
         try:
-            stdout, stderr_tail = await asyncio.wait_for(self._communicate(proc, stdin), self._timeout_s)
-        except TimeoutError:
+            stdout, stderr_tail = await _within(self._timeout_s, self._communicate(proc, stdin), self._sleep)
+        except TimeoutError as exc:
             raise ProviderError(
                 f"command timed out after {self._timeout_s:g} s and was killed",
                 retryable=True,
                 kind="timeout",
-            ) from None
-        except _TooLarge:
+            ) from exc
+        except _TooLarge as exc:
             raise ProviderError(
                 f"command wrote more than {MAX_STDOUT_BYTES} bytes on stdout",
                 retryable=False,
                 kind="too_large",
-            ) from None
+            ) from exc
         finally:
-            await _reap(proc)
+            await _reap(proc, self._sleep)
         status = proc.returncode
         if status != 0:
             raise self._exit_error(status, stderr_tail)
@@ -113,12 +148,12 @@ class CommandProvider(Provider):
                 line = self._argv[0] if len(self._argv) == 1 else shlex.join(self._argv)
                 return await asyncio.create_subprocess_shell(line, **pipes)
             return await asyncio.create_subprocess_exec(*self._argv, **pipes)
-        except FileNotFoundError:
-            raise FatalProviderError(f"command not found: {self._argv[0]}", kind="not_found") from None
-        except PermissionError:
-            raise FatalProviderError(f"command is not executable: {self._argv[0]}", kind="not_found") from None
+        except FileNotFoundError as exc:
+            raise FatalProviderError(f"command not found: {self._argv[0]}", kind="not_found") from exc
+        except PermissionError as exc:
+            raise FatalProviderError(f"command is not executable: {self._argv[0]}", kind="not_found") from exc
         except OSError as exc:
-            raise FatalProviderError(f"cannot start the command: {exc.strerror}", kind="spawn") from None
+            raise FatalProviderError(f"cannot start the command: {exc.strerror}", kind="spawn") from exc
 
     async def _communicate(self, proc: asyncio.subprocess.Process, stdin: bytes) -> tuple[bytes, bytes]:
         assert proc.stdin and proc.stdout and proc.stderr
@@ -140,7 +175,7 @@ class CommandProvider(Provider):
         )
 
 
-def _command_of(config: ProviderConfig) -> tuple[list[str], bool]:
+def _command_of(config: CommandConfig) -> tuple[list[str], bool]:
     command, shell = config.command, bool(config.shell)
     if isinstance(command, str):
         if shell:
@@ -149,7 +184,7 @@ def _command_of(config: ProviderConfig) -> tuple[list[str], bool]:
             try:
                 argv = shlex.split(command)
             except ValueError as exc:
-                raise BadInput(f"provider.command: cannot split {command!r}: {exc}") from None
+                raise BadInput(f"provider.command: cannot split {command!r}: {exc}") from exc
     else:
         argv = list(command or [])
     if not argv or not argv[0]:
@@ -192,7 +227,22 @@ async def _read_tail(stream: asyncio.StreamReader) -> bytes:
     return tail
 
 
-async def _reap(proc: asyncio.subprocess.Process) -> None:
+async def _within(seconds: float, work: Awaitable[_T], sleep: Sleep) -> _T:
+    """What `work` gives, or TimeoutError (with `work` cancelled) when `sleep(seconds)` returns first."""
+    task = asyncio.ensure_future(work)
+    timer = asyncio.ensure_future(sleep(seconds))
+    try:
+        await asyncio.wait((task, timer), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        timer.cancel()
+        task.cancel()  # no-op once it is done; otherwise the time ran out (or our caller gave up)
+        await asyncio.gather(task, timer, return_exceptions=True)
+    if task.cancelled():
+        raise TimeoutError(f"no result within {seconds:g} s")
+    return task.result()
+
+
+async def _reap(proc: asyncio.subprocess.Process, sleep: Sleep) -> None:
     """Kill what is left of the process group (children it left behind, or all of it on timeout)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
@@ -201,7 +251,7 @@ async def _reap(proc: asyncio.subprocess.Process) -> None:
             proc.kill()
     # wait() also waits for the pipes to close; a grandchild that left the group may hold them.
     try:
-        await asyncio.wait_for(proc.wait(), REAP_WAIT_S)
+        await _within(REAP_WAIT_S, proc.wait(), sleep)
     except TimeoutError:
         # Stop listening to the pipes it holds. asyncio.subprocess exposes no public close, and the
         # transport attribute has been there since the module was written.

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import json
 import os
-import re
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Literal
 
 import httpx
 import jinja2
 from jinja2.sandbox import SandboxedEnvironment
+from pydantic import Field, field_validator
 
 from stabilitygate.errors import BadInput
-from stabilitygate.providers.httpbase import redact, request_json
+from stabilitygate.jsonpointer import resolve_pointer
+from stabilitygate.measure.canonical import canonical_json
+from stabilitygate.providers.config import HeaderedConfig, check_header_variables, expand_headers, header_variables
+from stabilitygate.providers.httpbase import request_json
 from stabilitygate.providers.interface import (
     Completion,
     FatalProviderError,
@@ -26,6 +29,7 @@ from stabilitygate.providers.interface import (
     ProviderError,
     Request,
 )
+from stabilitygate.secrets import redact
 from stabilitygate.suite.model import ProviderConfig
 
 #: Used when the suite gives no `body`: everything the request has, under plain names.
@@ -36,57 +40,6 @@ DEFAULT_BODY = (
 )
 #: Variables a header may use besides the environment's: they change with every request.
 REQUEST_VARIABLES = ("api_key", "idempotency_key", "case_id", "sample_index")
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-
-
-def canonical_json(value: Any) -> str:
-    """One spelling per JSON value: sorted keys, no spaces, UTF-8 kept."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def header_variables(headers: Mapping[str, str]) -> set[str]:
-    """The ${NAME}s the header values reference."""
-    return {name for value in headers.values() for name in _VAR.findall(value)}
-
-
-def expand_headers(headers: Mapping[str, str], variables: Mapping[str, str]) -> dict[str, str]:
-    """Header values with each ${NAME} replaced; the caller has checked every name is defined."""
-    return {key: _VAR.sub(lambda m: variables[m.group(1)], value) for key, value in headers.items()}
-
-
-def check_header_variables(
-    headers: Mapping[str, str], environ: Mapping[str, str], provided: Iterable[str] = ()
-) -> list[str]:
-    """The values of the environment variables the headers use (secrets to redact); BadInput if unset."""
-    values = []
-    for name in sorted(header_variables(headers) - set(provided)):
-        value = environ.get(name)
-        if value is None:
-            raise BadInput(f"provider.headers: the variable {name} used as ${{{name}}} is not set")
-        values.append(value)
-    return values
-
-
-def resolve_pointer(document: Any, pointer: str) -> Any:
-    """The value at an RFC 6901 pointer; KeyError naming the missing step when there is none."""
-    if pointer == "":
-        return document
-    if not pointer.startswith("/"):
-        raise KeyError(f"the pointer {pointer!r} does not start with '/'")
-    node = document
-    for raw in pointer[1:].split("/"):
-        step = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict):
-            if step not in node:
-                raise KeyError(f"no key {step!r}")
-            node = node[step]
-        elif isinstance(node, list):
-            if not (step.isdigit() and (step == "0" or not step.startswith("0"))) or int(step) >= len(node):
-                raise KeyError(f"no index {step!r} in a list of {len(node)}")
-            node = node[int(step)]
-        else:
-            raise KeyError(f"cannot step into {type(node).__name__} with {step!r}")
-    return node
 
 
 def _tojson(value: Any) -> str:
@@ -99,23 +52,42 @@ def _not_json(value: Any) -> Any:
     raise jinja2.TemplateRuntimeError(f"tojson cannot serialise a {type(value).__name__}")
 
 
+class HttpAppConfig(HeaderedConfig):
+    """`type: http`: the team's own application."""
+
+    type: Literal["http"]
+    url: str = Field(min_length=1, description="http: the endpoint to call")
+    method: Literal["GET", "POST", "PUT", "PATCH"] | None = Field(None, description="http: the method")
+    body: str | None = Field(None, description="http: a jinja2 template of the JSON body")
+    completion_pointer: str | None = Field(None, description="http: RFC 6901 pointer to the completion in the response")
+
+    @field_validator("completion_pointer")
+    @classmethod
+    def _is_a_pointer(cls, value: str | None) -> str | None:
+        if value and not value.startswith("/"):
+            raise ValueError(f"{value!r} must be '' or start with '/'")
+        return value
+
+
 class HttpAppProvider(Provider):
     """POSTs (or GETs) a rendered JSON body to the application and reads the completion back."""
 
+    config_model = HttpAppConfig
     has_fingerprint = False
 
+    @classmethod
+    def secret_env_names(cls, config: ProviderConfig) -> frozenset[str]:
+        # ${api_key} and the other request variables are not environment variables.
+        return super().secret_env_names(config) - set(REQUEST_VARIABLES)
+
     def __init__(
-        self, config: ProviderConfig, *, environ: Mapping[str, str] | None = None, timeout_s: float = 60
+        self, config: HttpAppConfig, *, environ: Mapping[str, str] | None = None, timeout_s: float = 60
     ) -> None:
         env = os.environ if environ is None else environ
-        if not config.url:
-            raise BadInput("provider type 'http' needs `url`")
         self._url = config.url
         self._method = config.method or "POST"
         self._model = config.model
         self._pointer = config.completion_pointer or ""
-        if self._pointer and not self._pointer.startswith("/"):
-            raise BadInput(f"provider.completion_pointer: {self._pointer!r} must be '' or start with '/'")
         self._api_key: str | None = None
         if config.api_key_env:
             self._api_key = env.get(config.api_key_env)
@@ -150,17 +122,12 @@ class HttpAppProvider(Provider):
         url, body = self._url, document
         if self._method == "GET":
             url, body = _with_query(self._url, document), None
-        reply = await request_json(
-            self._client, self._method, url, json=body, headers=headers, secrets=self._secrets
-        )
-        try:
-            value = resolve_pointer(reply, self._pointer)
-        except KeyError as exc:
+        reply = await request_json(self._client, self._method, url, json=body, headers=headers, secrets=self._secrets)
+        found, value = resolve_pointer(reply, self._pointer)
+        if not found:
             raise ProviderError(
-                f"the reply has nothing at completion_pointer {self._pointer!r}: {exc.args[0]}",
-                retryable=False,
-                kind="bad_body",
-            ) from None
+                f"the reply has nothing at completion_pointer {self._pointer!r}", retryable=False, kind="bad_body"
+            )
         text = value if isinstance(value, str) else canonical_json(value)
         return Completion(text=text, model=self._model)
 
@@ -190,16 +157,16 @@ class HttpAppProvider(Provider):
             raise FatalProviderError(
                 f"provider.body: the template failed to render: {redact(str(exc), self._secrets)}",
                 kind="bad_template",
-            ) from None
+            ) from exc
         try:
             return json.loads(text)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             # Never show the rendered text: it may hold the key. The position points at the problem.
             raise FatalProviderError(
                 f"provider.body: the template did not render valid JSON ({exc.msg} at line {exc.lineno}"
                 f" column {exc.colno}); use the tojson filter for strings, e.g. {{{{ prompt|tojson }}}}",
                 kind="bad_template",
-            ) from None
+            ) from exc
 
 
 def _compile(source: str) -> jinja2.Template:
@@ -208,7 +175,7 @@ def _compile(source: str) -> jinja2.Template:
     try:
         return environment.from_string(source)
     except jinja2.TemplateSyntaxError as exc:
-        raise BadInput(f"provider.body: template syntax error at line {exc.lineno}: {exc.message}") from None
+        raise BadInput(f"provider.body: template syntax error at line {exc.lineno}: {exc.message}") from exc
 
 
 def _with_query(url: str, document: Any) -> str:

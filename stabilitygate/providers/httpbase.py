@@ -1,4 +1,4 @@
-"""What every HTTP provider shares: redaction, status and exception mapping, a size-bounded JSON fetch.
+"""What every HTTP provider shares: status and exception mapping, a size-bounded JSON fetch.
 
 Every message built here is redacted: httpx exception text and error bodies can carry the URL,
 query strings or a server echoing the Authorization header back.
@@ -6,7 +6,6 @@ query strings or a server echoing the Authorization header back.
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import email.utils
 import functools
@@ -21,8 +20,8 @@ from typing import Any
 import httpx
 
 from stabilitygate.providers.interface import FatalProviderError, ProviderError
+from stabilitygate.secrets import redact
 
-REDACTED = "***"
 PREVIEW_CHARS = 300
 # Error bodies are read only this far: enough for a message, never a memory problem.
 ERROR_BODY_BYTES = 64 * 1024
@@ -91,31 +90,6 @@ class ClientPool:
             await client.aclose()
 
 
-def _forms(secret: str) -> list[str]:
-    """The secret as it may appear in text: raw, URL-encoded, base64 (alone or as Basic credentials)."""
-    forms = {secret, urllib.parse.quote(secret, safe=""), urllib.parse.quote_plus(secret)}
-    if len(secret) < 8:  # the base64 of a very short value is a few letters that occur in any text
-        return [f for f in forms if f]
-    raw = secret.encode()
-    for blob in (raw, b":" + raw):
-        encoded = base64.b64encode(blob).decode()
-        forms.add(encoded)
-        forms.add(encoded.rstrip("="))
-    return [f for f in forms if f]
-
-
-def redact(text: str, secrets: Iterable[str]) -> str:
-    """`text` with every secret value (and its URL-encoded and base64 forms) replaced by `***`."""
-    forms: set[str] = set()
-    for secret in secrets:
-        if secret:
-            forms.update(_forms(secret))
-    # Longest first, so a form that contains another is replaced whole.
-    for form in sorted(forms, key=len, reverse=True):
-        text = text.replace(form, REDACTED)
-    return text
-
-
 def parse_retry_after(value: str | None) -> float | None:
     """Seconds to wait from a Retry-After header (delay-seconds or HTTP-date); None when absent or bad."""
     if value is None:
@@ -132,8 +106,6 @@ def parse_retry_after(value: str | None) -> float | None:
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):
-        return None
-    if when is None:
         return None
     return max(0.0, when.timestamp() - time.time())
 
@@ -225,12 +197,13 @@ def error_for_exception(exc: BaseException, secrets: Iterable[str]) -> ProviderE
             where = ""
     detail = redact(" ".join(text.split()), secrets)
     if isinstance(exc, httpx.TimeoutException | TimeoutError):
-        phase = {
+        phases: dict[type[BaseException], str] = {
             httpx.ConnectTimeout: "connecting",
             httpx.ReadTimeout: "waiting for the reply",
             httpx.WriteTimeout: "sending the request",
             httpx.PoolTimeout: "waiting for a free connection",
-        }.get(type(exc), "waiting")
+        }
+        phase = phases.get(type(exc), "waiting")
         return ProviderError(f"timed out {phase}{where}", retryable=True, kind="timeout")
     if isinstance(exc, httpx.ConnectError):
         if any(marker in text.lower() for marker in _DNS_MARKERS):
@@ -281,16 +254,16 @@ async def request_json(
     except ProviderError:
         raise
     except (httpx.HTTPError, OSError, TimeoutError) as exc:
-        raise error_for_exception(exc, secrets) from None
+        raise error_for_exception(exc, secrets) from exc
     try:
         return jsonlib.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        preview = _preview(body[:PREVIEW_CHARS].decode("utf-8", errors="replace"), secrets)
+    except (ValueError, UnicodeDecodeError) as exc:
+        shown = _preview(body[:PREVIEW_CHARS].decode("utf-8", errors="replace"), secrets)
         raise ProviderError(
-            f"the reply from {_safe_url(url, secrets)} is not JSON ({len(body)} bytes): {preview!r}",
+            f"the reply from {_safe_url(url, secrets)} is not JSON ({len(body)} bytes): {shown!r}",
             retryable=True,
             kind="bad_body",
-        ) from None
+        ) from exc
 
 
 async def _read_limited(

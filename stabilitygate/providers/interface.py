@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import abc
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar, Self
+
+from pydantic import ValidationError
+
+from stabilitygate.errors import BadInput
+from stabilitygate.providers.config import EndpointConfig, HeaderedConfig, KeyedConfig, header_variables
+from stabilitygate.suite.model import ProviderConfig
 
 
 @dataclass(frozen=True)
@@ -73,10 +80,73 @@ class FatalProviderError(ProviderError):
 
 
 class Provider(abc.ABC):
-    """A source of completions. Instances are used from one asyncio event loop."""
+    """A source of completions, and everything the gate knows about its type.
 
+    A type is one module: a subclass naming its `config_model` (the keys its suite entry takes),
+    its defaults and its secrets, plus one line in `stabilitygate.providers.registry` (or an entry
+    point in the group `stabilitygate.providers`). Instances are used from one asyncio event loop.
+    """
+
+    #: The model of this type's `provider:` mapping; its `type` field is a Literal of the type's name.
+    config_model: ClassVar[type[ProviderConfig]] = ProviderConfig
     #: Whether the API has a seed / system_fingerprint at all (the report says so when it has not).
-    has_fingerprint: bool = True
+    has_fingerprint: ClassVar[bool] = True
+    #: The API root used when the suite gives no `base_url` (endpoint types only).
+    default_base_url: ClassVar[str | None] = None
+    #: The variable this API's key conventionally lives in: always a secret, and the key itself when
+    #: `reads_default_key` and the suite names no `api_key_env`.
+    default_key_env: ClassVar[str | None] = None
+    reads_default_key: ClassVar[bool] = False
+
+    @abc.abstractmethod
+    def __init__(self, config: ProviderConfig, *, environ: Mapping[str, str], timeout_s: float) -> None:
+        """Build from this type's `config_model` (`create` guarantees it); BadInput when unusable."""
+
+    @classmethod
+    def create(
+        cls,
+        config: ProviderConfig | Mapping[str, Any],
+        *,
+        environ: Mapping[str, str] | None = None,
+        timeout_s: float = 60,
+    ) -> Self:
+        """A provider for `config` (a mapping, or a config validated against `config_model` if need be);
+        BadInput when the config does not fit this type or the environment lacks what it names."""
+        typed = cls.typed_config(config)
+        return cls(typed, environ=os.environ if environ is None else environ, timeout_s=timeout_s)
+
+    @classmethod
+    def typed_config(cls, config: ProviderConfig | Mapping[str, Any]) -> ProviderConfig:
+        """`config` as this type's config model, with the type's defaults filled in."""
+        if not isinstance(config, cls.config_model):
+            data = config.model_dump(exclude_none=True) if isinstance(config, ProviderConfig) else dict(config)
+            try:
+                config = cls.config_model.model_validate(data)
+            except ValidationError as exc:
+                first = exc.errors(include_url=False)[0]
+                where = ".".join(str(part) for part in first["loc"])
+                message = str(first["msg"]).removeprefix("Value error, ")
+                raise BadInput(f"provider.{where}: {message}" if where else message) from exc
+        if cls.default_base_url and isinstance(config, EndpointConfig) and not config.base_url:
+            config = config.model_copy(update={"base_url": cls.default_base_url})
+        return config
+
+    @classmethod
+    def key_env(cls, config: ProviderConfig) -> str | None:
+        """The variable the API key is read from, if the provider reads one."""
+        named = config.api_key_env if isinstance(config, KeyedConfig) else None
+        return named or (cls.default_key_env if cls.reads_default_key else None)
+
+    @classmethod
+    def secret_env_names(cls, config: ProviderConfig) -> frozenset[str]:
+        """Names of the variables whose values this provider may send or see: keys and header ${VAR}s."""
+        names = {cls.key_env(config), cls.default_key_env}
+        if isinstance(config, HeaderedConfig):
+            names |= header_variables(config.headers or {})
+        return frozenset(name for name in names if name)
+
+    async def warm_up(self) -> None:  # noqa: B027 - optional hook, a no-op for most providers
+        """Get ready before the first request's clock starts (e.g. load a model)."""
 
     @abc.abstractmethod
     async def complete(self, request: Request) -> Completion:

@@ -8,14 +8,24 @@ with arrival, the way a serving engine batches them. Importing this module does 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
+from stabilitygate import __version__
+from stabilitygate.errors import BadInput
 from stabilitygate.providers.interface import Completion, FatalProviderError, Provider, Request
 from stabilitygate.providers.local_decode import GenerationSpec
 from stabilitygate.providers.local_engine import Engine, acquire_engine, release_engine
-from stabilitygate.providers.local_model import ModelSource, load_model, resolve_model_source
+from stabilitygate.providers.local_model import (
+    BUNDLED_INSTALL_HINT,
+    BUNDLED_PACKAGE,
+    LOCAL_EXTRA_HINT,
+    ModelSource,
+    load_model,
+    resolve_model_source,
+)
 from stabilitygate.suite.model import ProviderConfig
 
 DEFAULT_MAX_TOKENS = 64
@@ -92,6 +102,32 @@ def _bad_params(message: str) -> FatalProviderError:
     return FatalProviderError(f"local provider: {message}", kind="bad_params")
 
 
+# The image with the local model's dependencies; the Dockerfile sets the pushed reference.
+LOCAL_IMAGE_ENV = "STABILITYGATE_LOCAL_IMAGE"
+DEFAULT_LOCAL_IMAGE = f"ghcr.io/OWNER/llm-stability-gate:{__version__}-local"
+REQUIRED_MODULES = ("torch", "transformers", "gguf")
+
+
+class LocalConfig(ProviderConfig):
+    """`type: local`: a model run in-process (`model`: a GGUF file or model directory; none: SmolLM2)."""
+
+    type: Literal["local"]
+
+
+def missing_modules(config: ProviderConfig) -> list[str]:
+    """The modules the local provider needs for `config` that this install lacks (none imported)."""
+    wanted = [*REQUIRED_MODULES, *([BUNDLED_PACKAGE] if config.model is None else [])]
+    return [name for name in wanted if importlib.util.find_spec(name) is None]
+
+
+def unavailable_message(missing: list[str], environ: Mapping[str, str]) -> str:
+    image = environ.get(LOCAL_IMAGE_ENV) or DEFAULT_LOCAL_IMAGE
+    return (
+        f"provider type 'local' is not in this install ({', '.join(missing)} missing): use the image"
+        f" {image}, or {LOCAL_EXTRA_HINT} and {BUNDLED_INSTALL_HINT}"
+    )
+
+
 class LocalProvider(Provider):
     """Completions from a model on this machine; one shared engine per model for the whole process.
 
@@ -100,12 +136,14 @@ class LocalProvider(Provider):
     `warm_up()`, so that it does not eat into the sampler's per-request timeout.
     """
 
+    config_model = LocalConfig
     has_fingerprint = True
 
-    def __init__(
-        self, config: ProviderConfig, *, environ: Mapping[str, str] | None = None, timeout_s: float = 60
-    ) -> None:
-        del environ  # no key and no network: nothing to read from the environment
+    def __init__(self, config: LocalConfig, *, environ: Mapping[str, str] | None = None, timeout_s: float = 60) -> None:
+        # No key and no network: the environment only says which image has the dependencies.
+        missing = missing_modules(config)
+        if missing:
+            raise BadInput(unavailable_message(missing, {} if environ is None else environ))
         self._config = config
         self._timeout_s = timeout_s
         self._sources: dict[str | None, ModelSource] = {}

@@ -17,13 +17,16 @@ import asyncio
 import contextlib
 import threading
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from stabilitygate.providers.interface import FatalProviderError, ProviderError
-from stabilitygate.providers.local_decode import GenerationResult, GenerationSpec, decode_batch
+from stabilitygate.providers.local_decode import BatchJob, GenerationResult, GenerationSpec, decode_batch
 from stabilitygate.providers.local_model import LoadedModel, ModelSource, load_model
+
+# Runs one batch: (model, jobs, "is the engine stopping?") -> one outcome per job.
+Decode = Callable[[LoadedModel, Sequence[BatchJob], Callable[[], bool]], list[GenerationResult | ProviderError]]
 
 
 @dataclass(eq=False)
@@ -35,10 +38,15 @@ class _Job:
 
 
 class Engine:
-    """One worker thread generating for one model; `generate` may be awaited from any event loop."""
+    """One worker thread generating for one model; `generate` may be awaited from any event loop.
 
-    def __init__(self, source: ModelSource) -> None:
+    `decode` runs each batch the worker takes; tests wrap it (before the first request) to hold the
+    worker inside a batch until they have queued the requests whose batching they assert.
+    """
+
+    def __init__(self, source: ModelSource, *, decode: Decode = decode_batch) -> None:
         self.source = source
+        self.decode = decode
         self.batch_sizes: list[int] = []  # every batch run, in order (for tests, the bench and diagnostics)
         self._pending: deque[_Job] = deque()
         self._cond = threading.Condition()
@@ -64,6 +72,12 @@ class Engine:
         except asyncio.CancelledError:
             job.cancelled = True  # the worker drops it from the queue or from its running batch
             raise
+
+    @property
+    def pending(self) -> int:
+        """Requests waiting for a batch (cancelled ones not counted)."""
+        with self._cond:
+            return sum(not job.cancelled for job in self._pending)
 
     async def aclose(self) -> None:
         """Stop the worker: pending requests fail with kind "closed"; a running batch stops at its next token."""
@@ -120,7 +134,7 @@ class Engine:
     def _run_batch(self, loaded: LoadedModel, batch: Sequence[_Job]) -> None:
         outcomes: list[GenerationResult | ProviderError]
         try:
-            outcomes = decode_batch(loaded, batch, lambda: self._stopping)
+            outcomes = self.decode(loaded, batch, lambda: self._stopping)
         except Exception as exc:  # a torch failure fails this batch's requests, not the worker
             message = f"local generation failed: {type(exc).__name__}: {exc}"
             outcomes = [ProviderError(message, retryable=False, kind="local_error") for _ in batch]

@@ -92,7 +92,7 @@ def load_model(source: ModelSource) -> LoadedModel:
             except Exception as exc:  # e.g. the file vanished while being hashed
                 raise FatalProviderError(
                     f"could not load local model {source.path}: {type(exc).__name__}: {exc}", kind="local_model"
-                ) from None
+                ) from exc
             _MODELS[source.path] = loaded
         return loaded
 
@@ -114,7 +114,7 @@ def _load_uncached(source: ModelSource) -> LoadedModel:
         raise FatalProviderError(
             f"the local provider needs torch and transformers ({exc.name} is missing): {LOCAL_EXTRA_HINT}",
             kind="local_model",
-        ) from None
+        ) from exc
     if source.gguf_file and importlib.util.find_spec("gguf") is None:
         raise FatalProviderError(f"loading a GGUF model needs the gguf package: {LOCAL_EXTRA_HINT}", kind="local_model")
     if "OMP_NUM_THREADS" not in os.environ:  # an explicit setting wins (useful on a shared, busy machine)
@@ -129,8 +129,8 @@ def _load_uncached(source: ModelSource) -> LoadedModel:
     except Exception as exc:  # any failure here means no sample can be drawn
         raise FatalProviderError(
             f"could not load local model {source.path}: {type(exc).__name__}: {exc}", kind="local_model"
-        ) from None
-    model.eval()
+        ) from exc
+    model.eval()  # type: ignore[no-untyped-call]
     stop_ids = _stop_ids(model, tokenizer)
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else min(stop_ids, default=0)
     build = (
@@ -152,18 +152,18 @@ def _quiet_loading() -> Iterator[None]:
     from transformers.utils import logging as tf_logging
 
     bars_were_on = tf_logging.is_progress_bar_enabled()
-    tf_logging.disable_progress_bar()
+    tf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
     # The GGUF de-quantization bar is a plain tqdm that ignores the switch above.
     plain_tqdm = getattr(gguf_utils, "tqdm", None)
     if plain_tqdm is not None:
-        gguf_utils.tqdm = partial(plain_tqdm, disable=True)
+        gguf_utils.tqdm = partial(plain_tqdm, disable=True)  # type: ignore[attr-defined]
     try:
         yield
     finally:
         if plain_tqdm is not None:
-            gguf_utils.tqdm = plain_tqdm
+            gguf_utils.tqdm = plain_tqdm  # type: ignore[attr-defined]
         if bars_were_on:
-            tf_logging.enable_progress_bar()
+            tf_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
 
 
 def _stop_ids(model: Any, tokenizer: Any) -> frozenset[int]:

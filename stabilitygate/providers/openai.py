@@ -9,20 +9,27 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 import httpx
+from pydantic import Field
 
 from stabilitygate.errors import BadInput
-from stabilitygate.providers.http_app import check_header_variables, expand_headers
+from stabilitygate.providers.config import EndpointConfig, check_header_variables, expand_headers
 from stabilitygate.providers.httpbase import ClientPool, request_json
 from stabilitygate.providers.interface import Completion, Provider, ProviderError, Request, TokenLogprob
-from stabilitygate.suite.model import ProviderConfig
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 # The reply must be one JSON document: streaming is the one param that cannot pass through.
 DROPPED_PARAMS = ("stream", "stream_options")
 CONNECTIONS_PER_CLIENT = 8  # see ClientPool: small pools keep httpcore's per-request cost flat
+
+
+class OpenAIConfig(EndpointConfig):
+    """`type: openai` (also the type of a provider that names none)."""
+
+    type: Literal["openai"] = "openai"
+    model: str = Field(min_length=1, description="Model name sent to the API")
 
 
 class OpenAIProvider(Provider):
@@ -32,11 +39,16 @@ class OpenAIProvider(Provider):
     follows the sampler's concurrency and is not capped unless `max_connections` says so.
     """
 
+    config_model = OpenAIConfig
     has_fingerprint = True
+    default_base_url = DEFAULT_BASE_URL
+    # Redacted always, but sent only when `api_key_env` names it: a gateway at another base_url
+    # must not receive the OpenAI key by default.
+    default_key_env = "OPENAI_API_KEY"
 
     def __init__(
         self,
-        config: ProviderConfig,
+        config: OpenAIConfig,
         *,
         environ: Mapping[str, str] | None = None,
         timeout_s: float = 60,
@@ -146,7 +158,7 @@ def _content_text(content: Any) -> str | None:
     if isinstance(content, str):
         return content
     if isinstance(content, list):  # content parts, as some compatible servers return them
-        parts = [p.get("text") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        parts = [str(p["text"]) for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
         return "".join(parts) if parts else None
     return None
 

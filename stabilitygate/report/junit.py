@@ -1,4 +1,4 @@
-"""JUnit XML from the report dict: one testcase per case, so that any CI can show the gate's cases.
+"""JUnit XML from a Report: one testcase per case, so that any CI can show the gate's cases.
 
 fail and regressed are failures, error is an error; new is not a failure (there is nothing to
 compare with yet) and says so in <system-out>.
@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
 from typing import Any
+
+from stabilitygate.results import CaseResult, Report
 
 # Characters XML 1.0 cannot hold at all, even escaped: most C0 controls, lone surrogates, U+FFFE/F.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -20,11 +21,12 @@ def xml_text(value: Any) -> str:
     return _NOT_XML.sub("", str(value))
 
 
-def render_junit(report: Mapping[str, Any]) -> str:
-    suite_name = xml_text((report.get("suite") or {}).get("name", "stabilitygate")) or "stabilitygate"
-    cases = list(report.get("cases") or [])
-    failures = sum(1 for c in cases if c.get("verdict") in ("fail", "regressed"))
-    errors = sum(1 for c in cases if c.get("verdict") == "error")
+def render_junit(report: Report) -> str:
+    suite_name = xml_text(report.suite.name) or "stabilitygate"
+    cases = report.cases
+    failures = sum(1 for c in cases if c.verdict in ("fail", "regressed"))
+    errors = sum(1 for c in cases if c.verdict == "error")
+    skipped = sum(1 for c in cases if c.verdict == "unchanged")
 
     root = ET.Element("testsuites", {"name": suite_name})
     suite = ET.SubElement(
@@ -35,16 +37,15 @@ def render_junit(report: Mapping[str, Any]) -> str:
             "tests": str(len(cases)),
             "failures": str(failures),
             "errors": str(errors),
-            "skipped": "0",
+            "skipped": str(skipped),
             "time": "0",
         },
     )
-    tool = report.get("tool") or {}
     properties = ET.SubElement(suite, "properties")
     for name, value in (
-        ("verdict", report.get("verdict")),
-        ("exit_code", report.get("exit_code")),
-        ("tool", f"{tool.get('name', '')} {tool.get('version', '')}".strip()),
+        ("verdict", report.verdict),
+        ("exit_code", report.exit_code),
+        ("tool", f"{report.tool_name} {report.tool_version}".strip()),
     ):
         ET.SubElement(properties, "property", {"name": name, "value": xml_text(value)})
 
@@ -55,17 +56,17 @@ def render_junit(report: Mapping[str, Any]) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def _testcase(suite: ET.Element, suite_name: str, case: Mapping[str, Any]) -> None:
-    verdict = str(case.get("verdict", "error"))
-    reasons = [xml_text(r) for r in case.get("reasons") or []]
-    element = ET.SubElement(
-        suite, "testcase", {"name": xml_text(case.get("id", "")), "classname": suite_name, "time": "0"}
-    )
+def _testcase(suite: ET.Element, suite_name: str, case: CaseResult) -> None:
+    verdict = case.verdict
+    reasons = [xml_text(r) for r in case.reasons]
+    element = ET.SubElement(suite, "testcase", {"name": xml_text(case.id), "classname": suite_name, "time": "0"})
     body = "\n".join(reasons)
     first = " ".join(reasons[0].split())[:MESSAGE_LIMIT] if reasons else verdict
     if verdict in ("fail", "regressed"):
         failure = ET.SubElement(element, "failure", {"message": first, "type": verdict})
         failure.text = body
+    elif verdict == "unchanged":
+        ET.SubElement(element, "skipped", {"message": first})
     elif verdict == "error":
         error = ET.SubElement(element, "error", {"message": first, "type": "could-not-measure"})
         error.text = body

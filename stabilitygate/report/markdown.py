@@ -1,4 +1,4 @@
-"""The Markdown PR comment and job summary, rendered from the report dict (DESIGN section 7).
+"""The Markdown PR comment and job summary, rendered from a Report (docs/design.md, "Files").
 
 Model text is untrusted and goes through the safe_text filters; the template itself runs with
 autoescape off because HTML escaping is not Markdown escaping. GitHub rejects comments of 65,536
@@ -18,16 +18,18 @@ from typing import Any
 
 import jinja2
 
+from stabilitygate.judge.wording import p_number, update_hint
 from stabilitygate.report import safe_text
+from stabilitygate.results import CaseResult, Report, Summary
 
 #: GitHub's limit is 65,536 characters; the margin leaves room for a line another tool may add.
 MAX_CHARS = 65_000
 COMPLETION_LIMITS = (2_000, 600, 200, 80)  # characters of each completion shown, longest first
 TOP_COMPLETIONS = 5
 TOP_ANSWERS = 5
-EMOJI = {"pass": "✅", "fail": "❌", "regressed": "📉", "new": "🆕", "error": "⚠️"}
-SEVERITY = {"error": 0, "fail": 1, "regressed": 2, "new": 3, "pass": 4}
-UPDATE_HINT = "update the baseline with `--update-baseline` (Action input `update-baseline: true`) and commit it"
+EMOJI = {"pass": "✅", "fail": "❌", "regressed": "📉", "new": "🆕", "error": "⚠️", "unchanged": "⏸️"}
+UPDATE_HINT = update_hint("markdown")
+SEVERITY = {"error": 0, "fail": 1, "regressed": 2, "new": 3, "pass": 4, "unchanged": 5}
 
 
 def comment_marker(suite_name: str) -> str:
@@ -42,8 +44,8 @@ class _Layout:
     details: tuple[int, ...]  # indexes of the cases with a details block, most severe first
 
 
-def render_markdown(report: Mapping[str, Any], *, max_chars: int = MAX_CHARS) -> str:
-    cases = list(report.get("cases") or [])
+def render_markdown(report: Report, *, max_chars: int = MAX_CHARS) -> str:
+    cases = list(report.cases)
     items = _items_by_priority(cases)
     everything = _layout(items, len(items), COMPLETION_LIMITS[0])
     for limit in COMPLETION_LIMITS:
@@ -67,17 +69,17 @@ def render_markdown(report: Mapping[str, Any], *, max_chars: int = MAX_CHARS) ->
     return text[: max_chars - 2 * len(note)] + note
 
 
-def _items_by_priority(cases: list[Mapping[str, Any]]) -> list[tuple[str, int]]:
+def _items_by_priority(cases: list[CaseResult]) -> list[tuple[str, int]]:
     """What the comment shows, most important first; when space runs out the tail goes.
 
     Details go before rows, except that a failing case's details outrank passing and new rows:
     the regression's completions matter more than the 500th "pass" line.
     """
-    order = sorted(range(len(cases)), key=lambda i: (SEVERITY.get(str(cases[i].get("verdict")), 0), i))
-    bad = [i for i in order if SEVERITY.get(str(cases[i].get("verdict")), 0) < SEVERITY["new"]]
+    order = sorted(range(len(cases)), key=lambda i: (SEVERITY[cases[i].verdict], i))
+    bad = [i for i in order if SEVERITY[cases[i].verdict] < SEVERITY["new"]]
     bad_set = set(bad)
     rest = [i for i in order if i not in bad_set]
-    new = [i for i in rest if cases[i].get("verdict") == "new"]
+    new = [i for i in rest if cases[i].verdict == "new"]
     return [
         *(("row", i) for i in bad),
         *(("details", i) for i in bad),
@@ -100,14 +102,14 @@ def _size(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-def _render(report: Mapping[str, Any], layout: _Layout) -> str:
-    cases = list(report.get("cases") or [])
-    not_passed = sum(1 for c in cases if c.get("verdict") != "pass")
+def _render(report: Report, layout: _Layout) -> str:
+    cases = list(report.cases)
+    not_passed = sum(1 for c in cases if c.verdict not in ("pass", "unchanged"))
     context = {
-        "marker": comment_marker(str((report.get("suite") or {}).get("name", ""))),
-        "suite_name": str((report.get("suite") or {}).get("name", "")),
-        "verdict": report.get("verdict", "error"),
-        "emoji": {"pass": "✅", "fail": "❌"}.get(str(report.get("verdict")), "⚠️"),
+        "marker": comment_marker(report.suite.name),
+        "suite_name": report.suite.name,
+        "verdict": report.verdict,
+        "emoji": {"pass": "✅", "fail": "❌"}.get(report.verdict, "⚠️"),
         "summary": _summary_line(report),
         "rows": [_row(c) for i, c in enumerate(cases) if i in layout.rows],
         "rows_left_out": _left_out([c for i, c in enumerate(cases) if i not in layout.rows]),
@@ -140,61 +142,66 @@ def _environment() -> jinja2.Environment:
 # --- view model: numbers formatted here, text escaped by the template's filters ---------------
 
 
-def _summary_line(report: Mapping[str, Any]) -> str:
-    s = report.get("summary") or {}
+def _summary_line(report: Report) -> str:
+    s = report.summary
     n = _common_n(report)
-    cases = s.get("cases", 0)
-    parts = [
-        f"**{cases} case{'' if cases == 1 else 's'}**: {s.get('passed', 0)} passed, {s.get('failed', 0)} failed, "
-        f"{s.get('regressed', 0)} regressed, {s.get('new', 0)} new, {s.get('errors', 0)} errors"
-    ]
-    if s.get("tar_raw") is not None:
-        parts.append(f"TARr@{n} {float(s['tar_raw']):.2f}")
-    if s.get("tar_parsed") is not None:
-        parts.append(f"TARa@{n} {float(s['tar_parsed']):.2f}")
-    best, worst = s.get("best_possible_accuracy"), s.get("worst_possible_accuracy")
+    counts = (
+        f"**{s.cases} case{'' if s.cases == 1 else 's'}**: {s.passed} passed, {s.failed} failed, "
+        f"{s.regressed} regressed, {s.new} new, {s.errors} errors"
+    )
+    if s.unchanged is not None:
+        counts += (
+            f", {s.unchanged} unchanged (not re-measured: {s.cases - s.unchanged} of {s.cases} cases sampled, "
+            f"{s.requests_saved or 0:,} requests saved)"
+        )
+    parts = [counts]
+    if s.tar_raw is not None:
+        parts.append(f"TARr@{n} {s.tar_raw:.2f}")
+    if s.tar_parsed is not None:
+        parts.append(f"TARa@{n} {s.tar_parsed:.2f}")
+    best, worst = s.best_possible_accuracy, s.worst_possible_accuracy
     if best is not None and worst is not None:
-        parts.append(f"accuracy best {float(best):.2f} / worst {float(worst):.2f}")
+        parts.append(f"accuracy best {best:.2f} / worst {worst:.2f}")
     tokens = _tokens(s)
     if tokens:
         parts.append(tokens)
     return " · ".join(parts)
 
 
-def _common_n(report: Mapping[str, Any]) -> str:
-    counts = Counter(int(c.get("samples_requested") or 0) for c in report.get("cases") or [])
+def _common_n(report: Report) -> str:
+    counts = Counter(c.measurement.samples_requested for c in report.cases if c.verdict != "unchanged")
     if not counts:
         return "N"
     return str(sorted(counts.items(), key=lambda kv: (-kv[1], -kv[0]))[0][0])
 
 
-def _tokens(s: Mapping[str, Any]) -> str:
-    prompt, completion = s.get("prompt_tokens"), s.get("completion_tokens")
+def _tokens(s: Summary) -> str:
+    prompt, completion = s.prompt_tokens, s.completion_tokens
     if not prompt and not completion:
         return ""
     return f"{int(prompt or 0):,} prompt + {int(completion or 0):,} completion tokens"
 
 
-def _row(case: Mapping[str, Any]) -> dict[str, str]:
-    metrics = case.get("metrics") or {}
-    primary = case.get("primary") or None
+def _row(case: CaseResult) -> dict[str, str]:
+    metrics = case.measurement.metrics
+    primary = case.primary
     agreement = "—"
-    if primary:
-        agreement = f"{primary['k']}/{primary['n']}"
-        if primary.get("metric") == "semantic_agreement":
+    if primary is not None:
+        agreement = f"{primary.k}/{primary.n}"
+        if primary.metric == "semantic_agreement":
             agreement += " (semantic)"
-        elif primary.get("metric") == "mode_share":
+        elif primary.metric == "mode_share":
             agreement += " (exact)"
     cosine = metrics.get("cosine_min")
     unique = metrics.get("unique_completions")
-    verdict = str(case.get("verdict", "error"))
+    verdict = case.verdict
     return {
-        "id": str(case.get("id", "")),
+        "id": case.id,
         "unique": "—" if unique is None else str(unique),
         "agreement": agreement,
         "cosine": "—" if cosine is None else f"{float(cosine):.3f}",
         "verdict": f"{EMOJI.get(verdict, '')} {verdict}",
-        "change": _change(case.get("baseline")),
+        "change": _change(case.comparison),
     }
 
 
@@ -202,6 +209,8 @@ def _change(b: Mapping[str, Any] | None) -> str:
     if not b:
         return "—"
     status = b.get("status")
+    if status == "unchanged":
+        return "not re-measured"
     if status in ("no_baseline", "missing"):
         return "no baseline"
     if status == "changed":
@@ -213,7 +222,7 @@ def _change(b: Mapping[str, Any] | None) -> str:
         text = f"{b['baseline_k']}/{b['baseline_n']} → {b['k']}/{b['n']}"
         p = b.get("p_holm")
         if p is not None and (b.get("drop") or 0) > 0:
-            text += f", p={_p(float(p))}"
+            text += f", p={p_number(float(p), spaced=False)}"
         parts.append(text)
     if b.get("answer_changed"):
         before, now = b.get("baseline_modal") or {}, b.get("modal") or {}
@@ -223,12 +232,6 @@ def _change(b: Mapping[str, Any] | None) -> str:
     if b.get("fingerprints_changed"):
         parts.append("fingerprint changed")
     return "; ".join(parts) or "—"
-
-
-def _p(p: float) -> str:
-    if p < 0.001:
-        return "<0.001"
-    return f"{p:.2f}" if p >= 0.1 else f"{p:.2g}"
 
 
 def _quote(value: Any, limit: int = 30) -> str:
@@ -241,74 +244,70 @@ def safe_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
-def _details(case: Mapping[str, Any], limit: int) -> dict[str, Any]:
-    n = int(case.get("samples_ok") or 0)
-    metrics = case.get("metrics") or {}
+def _details(case: CaseResult, limit: int) -> dict[str, Any]:
+    m = case.measurement
+    n = m.samples_ok
+    metrics = m.metrics
     completions = []
-    for row in (case.get("completions") or [])[:TOP_COMPLETIONS]:
+    for row in m.completions[:TOP_COMPLETIONS]:
         text = str(row.get("text", ""))
         shown, cut = safe_text.truncate(text, limit)
         completions.append({"bar": safe_text.bar(int(row.get("count", 0)), n), "text": shown, "cut": cut})
     answers = [
         {"bar": safe_text.bar(int(row.get("count", 0)), n), "value": _quote(row.get("answer"), 200)}
-        for row in (case.get("answers") or [])[:TOP_ANSWERS]
+        for row in m.answers[:TOP_ANSWERS]
     ]
-    verdict = str(case.get("verdict", "error"))
     return {
-        "id": str(case.get("id", "")),
-        "verdict": verdict,
-        "emoji": EMOJI.get(verdict, ""),
-        "reasons": [str(r) for r in (case.get("reasons") or [])][:20],
-        "notes": [str(r) for r in (case.get("notes") or [])][:10],
+        "id": case.id,
+        "verdict": case.verdict,
+        "emoji": EMOJI[case.verdict],
+        "reasons": list(case.reasons[:20]),
+        "notes": m.notes[:10],
         "divergence": metrics.get("divergence_token"),
         "unique": metrics.get("unique_completions"),
         "n": n,
         "answers": answers,
         "completions": completions,
-        "more_completions": max(0, len(case.get("completions") or []) - TOP_COMPLETIONS),
+        "more_completions": max(0, len(m.completions) - TOP_COMPLETIONS),
     }
 
 
-def _left_out(rows: list[Mapping[str, Any]]) -> str:
+def _left_out(rows: list[CaseResult]) -> str:
     if not rows:
         return ""
-    counts = Counter(str(r.get("verdict")) for r in rows)
+    counts = Counter(r.verdict for r in rows)
     parts = [f"{counts[v]} {v}" for v in sorted(counts, key=lambda v: SEVERITY.get(v, 5))]
     return f"{len(rows)} more cases ({', '.join(parts)})"
 
 
-def _footer(report: Mapping[str, Any]) -> dict[str, Any]:
-    tool = report.get("tool") or {}
-    run = report.get("run") or {}
-    s = report.get("summary") or {}
-    baseline = run.get("baseline") if isinstance(run.get("baseline"), Mapping) else {}
-    updated = baseline.get("status") == "updated"
+def _footer(report: Report) -> dict[str, Any]:
+    s = report.summary
+    updated = report.run.baseline.status == "updated"
     hints = []
-    if s.get("regressed") and not updated:
+    if s.regressed and not updated:
         hints.append(f"If the change is intended, {UPDATE_HINT}.")
-    if s.get("new") and not updated:
+    if s.new and not updated:
         hints.append(f"New or changed cases are not compared yet: {UPDATE_HINT}.")
     return {
-        "tool": f"{tool.get('name', 'llm-stability-gate')} {tool.get('version', '')}".strip(),
+        "tool": f"{report.tool_name} {report.tool_version}".strip(),
         "tokens": _tokens(s),
         "hints": hints,
-        "notes": _run_notes(run, baseline),
+        "notes": _run_notes(report),
     }
 
 
-def _run_notes(run: Mapping[str, Any], baseline: Mapping[str, Any]) -> list[str]:
-    """Sentences about the run as a whole, from the keys the pipeline passes through (all optional)."""
-    sampling = run.get("sampling") if isinstance(run.get("sampling"), Mapping) else {}
+def _run_notes(report: Report) -> list[str]:
+    """Sentences about the run as a whole: how sampling ended, what became of the baseline."""
+    sampling, baseline = report.run.sampling, report.run.baseline
     notes = []
-    if run.get("interrupted") or sampling.get("interrupted"):
+    if sampling is not None and sampling.interrupted:
         notes.append("The run was interrupted: the numbers cover only what was sampled.")
-    if sampling.get("fatal_error"):
-        notes.append(f"The run stopped: {sampling['fatal_error']}")
-    if sampling.get("budget_exhausted"):
+    if sampling is not None and sampling.fatal_error:
+        notes.append(f"The run stopped: {sampling.fatal_error}")
+    if sampling is not None and sampling.budget_exhausted:
         notes.append("The request budget (max_requests) ran out before every sample was drawn.")
-    if baseline.get("status") == "updated":
-        notes.append(f"The baseline was recorded from this run: commit {baseline.get('path', 'it')}.")
-    elif isinstance(baseline.get("status"), str) and baseline["status"].startswith("not written"):
-        notes.append(f"The baseline was {baseline['status']}.")
-    notes.extend(str(n) for n in (run.get("notes") or []) if isinstance(n, str))
-    return notes[:10]
+    if baseline.status == "updated":
+        notes.append(f"The baseline was recorded from this run: commit {baseline.path}.")
+    elif baseline.status.startswith("not written"):
+        notes.append(f"The baseline was {baseline.status}.")
+    return notes

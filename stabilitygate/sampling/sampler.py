@@ -15,11 +15,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from stabilitygate.providers.httpbase import redact
 from stabilitygate.providers.interface import Completion, FatalProviderError, Provider, ProviderError, Request
 from stabilitygate.samples import Sample
 from stabilitygate.sampling.progress import Progress
 from stabilitygate.sampling.retry import Backoff
+from stabilitygate.secrets import redact
 from stabilitygate.suite.model import ResolvedCase, Sampling
 
 BUDGET_FACTOR = 3  # default max_requests = 3 x the samples requested
@@ -73,6 +73,7 @@ class _Run:
     backoff: Backoff
     max_requests: int
     jobs: Iterator[_Job]
+    clock: Callable[[], float]
     samples: list[Sample] = field(default_factory=list)
     by_case: dict[str, list[Sample]] = field(default_factory=dict)
     requests_made: int = 0
@@ -112,12 +113,12 @@ class _Run:
             self.requests_made += 1
             if attempt:
                 self.retries += 1
-            started = time.perf_counter()
+            started = self.clock()
             try:
                 async with asyncio.timeout(self.sampling.timeout_s):
                     completion = await provider.complete(job.request)
             except FatalProviderError as exc:
-                latency_ms = (time.perf_counter() - started) * 1000
+                latency_ms = (self.clock() - started) * 1000
                 self.halt(exc)
                 return self.failed(job, exc, attempt + 1, latency_ms)
             except ProviderError as exc:
@@ -127,9 +128,9 @@ class _Run:
             except Exception as exc:  # a provider bug must not lose the run: the sample fails, visibly
                 last = ProviderError(f"{type(exc).__name__}: {exc}", retryable=False, kind="internal")
             else:
-                latency_ms = (time.perf_counter() - started) * 1000
+                latency_ms = (self.clock() - started) * 1000
                 return self.succeeded(job, completion, attempt + 1, latency_ms)
-            latency_ms = (time.perf_counter() - started) * 1000
+            latency_ms = (self.clock() - started) * 1000
             if not last.retryable or attempt >= self.sampling.retries:
                 return self.failed(job, last, attempt + 1, latency_ms)
             await self.backoff.wait(attempt, last.retry_after)
@@ -194,6 +195,7 @@ async def sample_cases(
     progress: Progress | None = None,
     secrets: Iterable[str] = (),
     backoff: Backoff | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> SamplingOutcome:
     """Sample every case `case.samples` times with the provider `providers[case.id]`.
 
@@ -201,6 +203,7 @@ async def sample_cases(
     reason to draw no more samples of that case. Cancelling the calling task (Ctrl-C) does not raise:
     the outcome comes back with `interrupted=True` and every sample already passed to `on_sample`.
     Exceptions raised by `on_sample` itself (e.g. a full disk) propagate. `progress` is closed at the end.
+    Latencies and the wall time are read from `clock` (seconds), which tests replace.
     """
     missing = [case.id for case in cases if case.id not in providers]
     if missing:
@@ -216,8 +219,9 @@ async def sample_cases(
         backoff=backoff or Backoff.from_sampling(sampling),
         max_requests=sampling.max_requests or BUDGET_FACTOR * total,
         jobs=_jobs(cases),
+        clock=clock,
     )
-    started = time.perf_counter()
+    started = clock()
     interrupted = False
     run.workers = [asyncio.create_task(run.worker()) for _ in range(min(sampling.concurrency, total))]
     try:
@@ -243,7 +247,7 @@ async def sample_cases(
         budget_exhausted=run.budget_exhausted,
         early_stopped=dict(run.early_stopped),
         interrupted=interrupted,
-        wall_s=round(time.perf_counter() - started, 3),
+        wall_s=round(clock() - started, 3),
     )
 
 

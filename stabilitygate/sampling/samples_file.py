@@ -1,4 +1,4 @@
-"""The samples JSONL file (DESIGN section 7): written line by line as samples arrive, read back for `score`."""
+"""The samples JSONL file (docs/design.md §8): written line by line as samples arrive, read back for `score`."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ class SamplesWriter:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._handle = open(self.path, "a" if self.append else "w", encoding="utf-8", newline="\n")
         except OSError as exc:
-            raise BadInput(f"cannot write the samples file: {exc.strerror or exc}", path=str(self.path)) from None
+            raise BadInput(f"cannot write the samples file: {exc.strerror or exc}", path=str(self.path)) from exc
         return self
 
     def write(self, sample: Sample) -> None:
@@ -61,7 +61,7 @@ class SamplesWriter:
             self._handle.write(sample_line(sample) + "\n")
             self._handle.flush()
         except OSError as exc:
-            raise BadInput(f"cannot write the samples file: {exc.strerror or exc}", path=str(self.path)) from None
+            raise BadInput(f"cannot write the samples file: {exc.strerror or exc}", path=str(self.path)) from exc
         self.count += 1
 
     __call__ = write
@@ -83,10 +83,10 @@ def read_samples(path: str | os.PathLike[str], *, on_warning: Callable[[str], No
     shown = str(path)
     try:
         data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise BadInput("no such file", path=shown) from None
+    except FileNotFoundError as exc:
+        raise BadInput("no such file", path=shown) from exc
     except OSError as exc:
-        raise BadInput(f"cannot read the samples file: {exc.strerror or exc}", path=shown) from None
+        raise BadInput(f"cannot read the samples file: {exc.strerror or exc}", path=shown) from exc
     lines = data.split(b"\n")
     cut_last = not data.endswith(b"\n") and data != b""
     samples: list[Sample] = []
@@ -105,7 +105,7 @@ def read_samples(path: str | os.PathLike[str], *, on_warning: Callable[[str], No
                     on_warning(message)
                 continue
             reason = "not UTF-8" if isinstance(exc, UnicodeDecodeError) else f"not valid JSON ({exc})"
-            raise BadInput(reason, path=shown, line=number) from None
+            raise BadInput(reason, path=shown, line=number) from exc
         sample = _to_sample(obj, shown, number)
         key = (sample.case, sample.index)
         if key in first_seen:

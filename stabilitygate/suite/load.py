@@ -4,21 +4,21 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from pydantic import BaseModel, ValidationError
 
 from stabilitygate.errors import BadInput
-from stabilitygate.suite.model import Message, ProviderConfig, ResolvedCase, Suite
+from stabilitygate.suite.model import DEFAULT_PROVIDER_TYPE, Message, ProviderConfig, ResolvedCase, Suite
+
+if TYPE_CHECKING:
+    from stabilitygate.providers.interface import Provider
 
 Path_ = tuple[str | int, ...]
 _PYDANTIC_TAG = re.compile(r"[a-z][\w-]*\[.*\]|str|int|float|bool|none|dict|list")
-
-DEFAULT_BASE_URLS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
-REQUIRED_BY_TYPE = {"openai": ("model",), "anthropic": ("model",), "http": ("url",), "command": ("command",)}
 
 
 class LoadedSuite:
@@ -42,21 +42,7 @@ class LoadedSuite:
 
     def _resolve(self, i: int) -> ResolvedCase:
         suite, case = self.suite, self.suite.cases[i]
-        provider = suite.provider.merged(case.provider)
-        ptype = provider.type or "openai"
-        data = provider.model_dump(exclude_none=True)
-        data["type"] = ptype
-        if ptype in DEFAULT_BASE_URLS and not provider.base_url:
-            data["base_url"] = DEFAULT_BASE_URLS[ptype]
-        provider = ProviderConfig(**data)
-        for key in REQUIRED_BY_TYPE.get(ptype, ()):
-            if getattr(provider, key) in (None, "", []):
-                at = ("cases", i, "provider") if case.provider else ("provider",)
-                raise BadInput(
-                    f"case {case.id!r}: provider type {ptype!r} needs `{key}`",
-                    path=self.path,
-                    line=self.line_of(at),
-                )
+        provider = self._provider_of(i)
         if case.messages is not None:
             messages = tuple(case.messages)
         else:
@@ -73,20 +59,83 @@ class LoadedSuite:
             samples=case.samples or suite.sampling.samples,
         )
 
+    def _provider_of(self, i: int) -> ProviderConfig:
+        """Case i's provider: the suite's merged with the case's, validated by the model of its type."""
+        case = self.suite.cases[i]
+        data = ProviderConfig.merged(self.suite.provider, case.provider)
+        data.setdefault("type", DEFAULT_PROVIDER_TYPE)
+        origin = _ProviderOrigin(self.suite.provider, case.provider, i)
+        try:
+            cls = _provider_class(data["type"])
+        except BadInput as exc:
+            where = origin.of(("type",))
+            raise BadInput(f"{_dotted(where)}: {exc}", path=self.path, line=self.line_of(where)) from exc
+        try:
+            config = cls.config_model.model_validate(data)
+        except ValidationError as exc:
+            raise self._provider_error(exc, cls.config_model, origin, case.id, data["type"]) from exc
+        return cls.typed_config(config)
+
+    def _provider_error(
+        self, exc: ValidationError, model: type[BaseModel], origin: _ProviderOrigin, case_id: str, kind: str
+    ) -> BadInput:
+        err = exc.errors(include_url=False)[0]
+        if err["type"] == "missing":
+            key = _dotted(tuple(err["loc"]))
+            where = origin.own_provider or ("provider",)
+            message = f"case {case_id!r}: provider type {kind!r} needs `{key}`"
+            return BadInput(message, path=self.path, line=self.line_of(where))
+        return _to_bad_input(exc, self.lines, self.path, root=model, place=origin.of)
+
     def secret_env_names(self) -> set[str]:
-        """Names of the variables that hold API keys, for masking and redaction."""
-        names = {c.provider.api_key_env for c in self.resolved_cases() if c.provider.api_key_env}
-        return {n for n in names if n}
+        """Names of the variables whose values are secrets: keys (defaults included) and header ${VAR}s."""
+        names: set[str] = set()
+        for case in self.resolved_cases():
+            names |= _provider_class(case.provider.type).secret_env_names(case.provider)
+        return names
+
+
+def _provider_class(kind: str | None) -> type[Provider]:
+    # Imported on use: the providers' modules import suite.model, which imports this package.
+    from stabilitygate.providers.registry import provider_class
+
+    return provider_class(kind)
+
+
+class _ProviderOrigin:
+    """Where each key of a case's merged provider mapping was written: the case or the suite."""
+
+    def __init__(self, default: Mapping[str, Any], override: Mapping[str, Any] | None, index: int) -> None:
+        self.default = default
+        self.override = override or {}
+        self.own_provider: Path_ | None = ("cases", index, "provider") if override is not None else None
+        self.replaces_default = ProviderConfig.changes_type(default, override)
+
+    def of(self, loc: Path_) -> Path_:
+        """The file path of the node at `loc` (a location inside the merged mapping)."""
+        if self.own_provider is not None and (self.replaces_default or self._written(self.override, loc)):
+            return (*self.own_provider, *loc)
+        return ("provider", *loc)
+
+    @staticmethod
+    def _written(mapping: Mapping[str, Any], loc: Path_) -> bool:
+        """Whether `mapping` sets the key at loc[0] (for params, the param at loc[1])."""
+        if not loc or loc[0] not in mapping:
+            return False
+        if loc[0] == "params" and len(loc) > 1:
+            params = mapping.get("params")
+            return isinstance(params, Mapping) and loc[1] in params
+        return True
 
 
 def load_suite(path: str | os.PathLike[str]) -> LoadedSuite:
     shown = str(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise BadInput("no such file", path=shown) from None
+    except FileNotFoundError as exc:
+        raise BadInput("no such file", path=shown) from exc
     except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"cannot read the suite: {exc}", path=shown) from None
+        raise BadInput(f"cannot read the suite: {exc}", path=shown) from exc
     return parse_suite(text, shown)
 
 
@@ -100,11 +149,9 @@ def parse_suite(text: str, shown: str) -> LoadedSuite:
         context, context_mark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
         if context and context_mark and mark and context_mark.line != mark.line:
             problem += f" ({context.removeprefix('while ')} started at line {context_mark.line + 1})"
-        raise BadInput(
-            f"not valid YAML: {problem}", path=shown, line=mark.line + 1 if mark else None
-        ) from None
-    except RecursionError:
-        raise BadInput("not valid YAML: nested too deeply", path=shown) from None
+        raise BadInput(f"not valid YAML: {problem}", path=shown, line=mark.line + 1 if mark else None) from exc
+    except RecursionError as exc:
+        raise BadInput("not valid YAML: nested too deeply", path=shown) from exc
     if not isinstance(data, dict):
         raise BadInput("expected a mapping with version, name, provider and cases at the top", path=shown, line=1)
     lines: dict[Path_, int] = {}
@@ -113,24 +160,39 @@ def parse_suite(text: str, shown: str) -> LoadedSuite:
     try:
         suite = Suite.model_validate(data)
     except ValidationError as exc:
-        raise _to_bad_input(exc, lines, shown) from None
+        raise _to_bad_input(exc, lines, shown) from exc
     loaded = LoadedSuite(suite, shown, lines)
     loaded.resolved_cases()  # provider requirements are checked once everything is merged
+    _check_canaries(loaded)
     return loaded
 
 
+def _check_canaries(loaded: LoadedSuite) -> None:
+    """`sampling.canaries` picks among the suite's cases: more than there are is a mistake."""
+    canaries, count = loaded.suite.sampling.canaries, len(loaded.suite.cases)
+    if canaries > count:
+        raise BadInput(
+            f"sampling.canaries: {canaries} is more than the suite's {count} cases (expected 0 to {count})",
+            path=loaded.path,
+            line=loaded.line_of(("sampling", "canaries")),
+        )
+
+
 def check_environment(loaded: LoadedSuite, environ: Mapping[str, str] | None = None) -> None:
-    """Run-time checks the file alone cannot decide: every `api_key_env` names a set variable."""
+    """Run-time checks the file alone cannot decide: the variable of every provider's key is set."""
     env = os.environ if environ is None else environ
     for i, case in enumerate(loaded.resolved_cases()):
-        name = case.provider.api_key_env
+        cls = _provider_class(case.provider.type)
+        name = cls.key_env(case.provider)
         if name and not env.get(name):
             own = loaded.suite.cases[i].provider
-            at = ("cases", i, "provider", "api_key_env") if own and own.api_key_env else ("provider", "api_key_env")
+            at = ("cases", i, "provider") if own and ("api_key_env" in own or "type" in own) else ("provider",)
+            named = "api_key_env" in (own or {}) or "api_key_env" in loaded.suite.provider
+            why = "named by api_key_env" if named else f"holding the {case.provider.type} API key"
             raise BadInput(
-                f"case {case.id!r}: the variable {name} named by api_key_env is not set",
+                f"case {case.id!r}: the variable {name} {why} is not set",
                 path=loaded.path,
-                line=loaded.line_of(at),
+                line=loaded.line_of((*at, "api_key_env")),
             )
 
 
@@ -169,7 +231,19 @@ def _check_duplicate_ids(data: dict[str, Any], lines: Mapping[Path_, int], shown
             first[cid] = i
 
 
-def _to_bad_input(exc: ValidationError, lines: Mapping[Path_, int], shown: str) -> BadInput:
+def _to_bad_input(
+    exc: ValidationError,
+    lines: Mapping[Path_, int],
+    shown: str,
+    *,
+    root: type[BaseModel] = Suite,
+    place: Callable[[Path_], Path_] | None = None,
+) -> BadInput:
+    """The first error of `exc` as one line at its line in the file.
+
+    `root` is the model that was validated; `place`, when given, maps a location inside it to the
+    path in the file (a provider mapping's keys may come from the suite or from the case).
+    """
     err = exc.errors(include_url=False)[0]
     loc: Path_ = tuple(err["loc"])
     # pydantic appends the union member or a validator name to some locations ("list[str]",
@@ -177,9 +251,12 @@ def _to_bad_input(exc: ValidationError, lines: Mapping[Path_, int], shown: str) 
     keep_last = err["type"] == "extra_forbidden"  # there the last part is the user's unknown key
     head, tail = (loc[:-1], loc[-1:]) if keep_last else (loc, ())
     loc = tuple(p for p in head if not (isinstance(p, str) and _PYDANTIC_TAG.fullmatch(p))) + tail
+    inner = loc  # the location inside `root`
+    if place is not None:
+        loc = place(loc)
     where = _dotted(loc)
     if err["type"] == "extra_forbidden" and loc:
-        parent = _model_at(loc[:-1])
+        parent = _model_at(inner[:-1], root)
         allowed = ", ".join(sorted(_field_names(parent))) if parent else ""
         message = f"unknown key {loc[-1]!r}" + (f" at {_dotted(loc[:-1])}" if loc[:-1] else "")
         if allowed:
@@ -206,9 +283,9 @@ def _dotted(loc: Path_) -> str:
     return out
 
 
-def _model_at(loc: Path_) -> type[BaseModel] | None:
+def _model_at(loc: Path_, root: type[BaseModel] = Suite) -> type[BaseModel] | None:
     """The pydantic model that describes the node at `loc` (for listing the keys it accepts)."""
-    model: type[BaseModel] | None = Suite
+    model: type[BaseModel] | None = root
     for part in loc:
         if model is None:
             return None

@@ -1,4 +1,4 @@
-"""The suite file as typed, immutable objects (DESIGN section 4).
+"""The suite file as typed, immutable objects (docs/design.md §4, "The suite file").
 
 pydantic does the type checking and generates the published JSON Schema; the YAML line numbers
 that make error messages useful are attached by `suite.load`.
@@ -8,11 +8,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializeAsAny,
+    ValidationInfo,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 
-ProviderType = Literal["openai", "local", "anthropic", "http", "command"]
 Normalization = Literal["strip", "lower", "whitespace", "punctuation"]
 Share = Annotated[float, Field(ge=0.0, le=1.0)]
 DEFAULT_CLUSTER_COSINE = 0.95
@@ -24,30 +34,17 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=False)
 
 
-class ProviderConfig(Strict):
-    """Where completions come from. Every field is optional so that a case can override any part."""
+#: The type of a provider that names none: an OpenAI-compatible API.
+DEFAULT_PROVIDER_TYPE = "openai"
 
-    type: ProviderType | None = Field(None, description="openai | local | anthropic | http | command")
+
+class ProviderConfig(Strict):
+    """What every provider's config has. Each provider type declares a subclass with its own keys
+    (its `config_model`); the registry picks it by `type` (stabilitygate.providers.registry)."""
+
+    type: str = Field(description="The provider type: openai, local, anthropic, http, command or a plugin's")
     model: str | None = Field(None, description="Model name sent to the API (local: a GGUF path or none)")
-    base_url: str | None = Field(None, description="API root, e.g. https://api.openai.com/v1")
-    api_key_env: str | None = Field(
-        None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="NAME of the variable holding the key"
-    )
-    headers: dict[str, str] | None = Field(None, description="Extra HTTP headers (values may use ${VAR})")
     params: dict[str, Any] | None = Field(None, description="Passed through to the API unchanged")
-    # http provider: the team's own application
-    url: str | None = Field(None, description="http: the endpoint to call")
-    method: Literal["GET", "POST", "PUT", "PATCH"] | None = Field(None, description="http: the method")
-    body: str | None = Field(None, description="http: a jinja2 template of the JSON body")
-    completion_pointer: str | None = Field(
-        None, description="http: RFC 6901 pointer to the completion in the response"
-    )
-    # command provider
-    command: list[str] | str | None = Field(None, description="command: argv list, or a string with shell")
-    shell: bool | None = Field(None, description="command: run through the shell (off by default)")
-    input: Literal["stdin", "json"] | None = Field(
-        None, description="command: the prompt as text on stdin, or the request as JSON"
-    )
 
     @field_validator("params")
     @classmethod
@@ -56,22 +53,41 @@ class ProviderConfig(Strict):
         try:
             json.dumps(value, allow_nan=False)
         except (TypeError, ValueError) as exc:
-            raise ValueError(f"params must be plain JSON values (quote dates and the like): {exc}") from None
+            raise ValueError(f"params must be plain JSON values (quote dates and the like): {exc}") from exc
         return value
 
-    def merged(self, override: ProviderConfig | None) -> ProviderConfig:
-        """This config with every field the override sets replaced (params merged key by key)."""
-        if override is None:
-            return self
-        data = self.model_dump(exclude_none=True)
-        over = override.model_dump(exclude_none=True)
-        if override.type is not None and override.type != self.type:
-            data = {}  # another kind of provider shares nothing with the default
-        params = {**(data.get("params") or {}), **(over.get("params") or {})}
-        data.update(over)
-        if params:
-            data["params"] = params
-        return ProviderConfig(**data)
+    @staticmethod
+    def merged(default: Mapping[str, Any], override: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The raw mapping of a case's provider: the suite's with every key the case sets replaced
+        (params merged key by key). The result is validated by the config model of its type.
+
+        A key set to null counts as not set, in either mapping."""
+        default, override = _without_nulls(default), _without_nulls(override or {})
+        if not override:
+            return default
+        data = {} if ProviderConfig.changes_type(default, override) else default
+        inherited, own = data.get("params"), override.get("params")
+        if isinstance(inherited, Mapping) and isinstance(own, Mapping):
+            override = {**override, "params": {**inherited, **own}}
+        return {**data, **override}
+
+    @staticmethod
+    def changes_type(default: Mapping[str, Any], override: Mapping[str, Any] | None) -> bool:
+        """Whether the override is another kind of provider, which shares nothing with the default.
+
+        A case's `type: openai` under a default without `type` counts as another kind too: the
+        definition hashes of existing suites depend on it."""
+        default, override = _without_nulls(default), _without_nulls(override or {})
+        return override.get("type", default.get("type")) != default.get("type")
+
+
+def _without_nulls(mapping: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in mapping.items() if value is not None}
+
+
+#: A provider as the file writes it. The suite's is complete, a case's may set any part of it; each
+#: case's merged mapping is validated by the config model of its type (see `suite.load`).
+ProviderMapping = Annotated[dict[str, Any], Field(description="Where completions come from (keys depend on type)")]
 
 
 class Sampling(Strict):
@@ -84,6 +100,9 @@ class Sampling(Strict):
         None, ge=1, description="Cap on requests for the whole run, retries included (default 3 x N x cases)"
     )
     early_stop: bool = Field(True, description="Stop sampling a case once it has certainly failed")
+    canaries: int = Field(
+        0, ge=0, description="With --changed-only: also re-measure this many unchanged cases, picked from the commit"
+    )
 
 
 class Embedding(Strict):
@@ -147,19 +166,17 @@ class AnswerSpec(Strict):
         if self.json_ not in (None, "") and not self.json_.startswith("/"):
             raise ValueError(f"json: {self.json_!r} is not an RFC 6901 pointer: it starts with '/' (or is '')")
         if self.regex is not None:
-            import re
-
             try:
                 re.compile(self.regex)
             except re.error as exc:
-                raise ValueError(f"regex does not compile: {exc}") from None
+                raise ValueError(f"regex does not compile: {exc}") from exc
         if self.schema_ is not None:
             from jsonschema import Draft202012Validator, SchemaError
 
             try:
                 Draft202012Validator.check_schema(self.schema_)
             except SchemaError as exc:
-                raise ValueError(f"schema is not a valid JSON Schema: {exc.message}") from None
+                raise ValueError(f"schema is not a valid JSON Schema: {exc.message}") from exc
         return self
 
     @property
@@ -168,6 +185,79 @@ class AnswerSpec(Strict):
 
     def spec_value(self, kind: str) -> Any:
         return getattr(self, {"json": "json_", "schema": "schema_"}.get(kind, kind))
+
+
+# -- expected answers (docs/design.md, "Expected answers") -----------------------------------------------
+
+#: Parsers whose answer is a string, so that `expected` may be a matcher instead of a value
+#: (as may a case without a parser, whose answer is the completion itself).
+TEXT_ANSWER_KINDS = frozenset({"text", "regex"})
+
+
+class ContainsExpected(Strict):
+    """`expected: {contains: TEXT}`: correct when the answer holds TEXT, normalized as the answer is."""
+
+    contains: str = Field(min_length=1, description="Text the answer must contain (after the text normalization)")
+
+
+class RegexExpected(Strict):
+    """`expected: {regex: PATTERN}`: correct when PATTERN matches somewhere in the answer."""
+
+    regex: str = Field(min_length=1, description="Python regular expression searched in the answer")
+
+
+ExpectedMatcher = ContainsExpected | RegexExpected
+_MATCHER_SHAPES = "{contains: TEXT} or {regex: PATTERN}"
+
+
+def expected_matcher(value: dict[Any, Any]) -> ExpectedMatcher:
+    """The matcher a mapping spells; ValueError, saying what is allowed, for anything else."""
+    keys = sorted(str(k) for k in value)
+    if keys not in (["contains"], ["regex"]):
+        raise ValueError(f"a mapping must be {_MATCHER_SHAPES}, got the keys {', '.join(keys) or 'none'}")
+    key, given = keys[0], next(iter(value.values()))
+    if isinstance(given, bool) or not isinstance(given, str | int | float) or str(given) == "":
+        raise ValueError(f"`{key}` takes a non-empty string, got {given!r}")
+    if key == "contains":
+        return ContainsExpected(contains=str(given))
+    try:
+        re.compile(str(given))
+    except re.error as exc:
+        raise ValueError(f"`regex` does not compile: {exc}") from exc
+    return RegexExpected(regex=str(given))
+
+
+def check_expected(answer: AnswerSpec | None, value: Any) -> None:
+    """`expected` has a shape the case's parser can compare with; ValueError saying why not."""
+    kind = answer.kind if answer is not None else None
+    if value is None or kind == "json":  # a json answer's expected value may be any JSON value
+        return
+    if isinstance(value, dict):
+        if kind is not None and kind not in TEXT_ANSWER_KINDS:
+            raise ValueError(f"a {kind} answer compares with a plain value; {_MATCHER_SHAPES} needs a text answer")
+        expected_matcher(value)
+    elif isinstance(value, list):
+        raise ValueError("a list compares only with a json answer (answer: {json: POINTER})")
+    elif kind == "number" and not _is_number_like(value):
+        raise ValueError("a number answer needs a number (19, 2.5) or a string holding one ('1,234.50')")
+
+
+def _is_number_like(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int | float):
+        return value == value and value not in (float("inf"), float("-inf"))
+    return isinstance(value, str) and re.search(r"[0-9]", value) is not None
+
+
+_EXPECTED_JSON_SCHEMA: dict[str, Any] = {
+    "anyOf": [
+        {"type": ["string", "number", "boolean", "null"]},
+        ContainsExpected.model_json_schema(),
+        RegexExpected.model_json_schema(),
+        {"type": ["object", "array"], "description": "With a json answer: the expected JSON value"},
+    ]
+}
 
 
 class Message(Strict):
@@ -182,10 +272,20 @@ class Case(Strict):
     prompt: str | None = None
     messages: list[Message] | None = Field(None, min_length=1)
     answer: AnswerSpec | None = None
-    expected: Any = None
+    expected: Annotated[Any, WithJsonSchema(_EXPECTED_JSON_SCHEMA)] = Field(
+        None,
+        description="The correct answer, for accuracy: a value compared with the parsed answer, or with a "
+        "text answer (or none) {contains: TEXT} or {regex: PATTERN}",
+    )
     samples: int | None = Field(None, ge=2, le=100_000, description="Overrides sampling.samples")
     thresholds: Thresholds | None = None
-    provider: ProviderConfig | None = None
+    provider: ProviderMapping | None = None
+
+    @field_validator("expected")
+    @classmethod
+    def _expected_fits_the_parser(cls, value: Any, info: ValidationInfo) -> Any:
+        check_expected(info.data.get("answer"), value)
+        return value
 
     @model_validator(mode="after")
     def _one_prompt(self) -> Case:
@@ -199,7 +299,7 @@ class Case(Strict):
 class Suite(Strict):
     version: Literal[1] = Field(description="Suite format version")
     name: str = Field(min_length=1, max_length=100, pattern=r"^[^\n<>]*$")
-    provider: ProviderConfig
+    provider: ProviderMapping
     sampling: Sampling = Sampling()
     embedding: Embedding = Embedding()
     thresholds: Thresholds = Thresholds()
@@ -225,7 +325,7 @@ class ResolvedCase(BaseModel):
     id: str
     line: int | None  # line of the case in the suite file, for annotations
     messages: tuple[Message, ...]
-    provider: ProviderConfig
+    provider: SerializeAsAny[ProviderConfig]  # the config model of its type
     thresholds: Thresholds
     answer: AnswerSpec | None
     expected: Any
@@ -242,9 +342,10 @@ class ResolvedCase(BaseModel):
             "provider": {
                 "type": p.type,
                 "model": p.model,
-                "body": p.body,
-                "command": p.command,
-                "completion_pointer": p.completion_pointer,
+                # Keys of some types only: None for the others, as when every config had every key.
+                "body": getattr(p, "body", None),
+                "command": getattr(p, "command", None),
+                "completion_pointer": getattr(p, "completion_pointer", None),
             },
             "params": p.params or {},
             "parser": self.answer.model_dump(by_alias=True, exclude_none=True) if self.answer else None,

@@ -42,8 +42,16 @@ class Run:
         return self.stdout + self.stderr
 
     def commands(self, name: str) -> list[tuple[dict[str, str], str]]:
+        """The workflow commands as the runner reads them: none between ::stop-commands:: and its token."""
         found = []
+        paused: str | None = None
         for line in self.stdout.splitlines():
+            if paused is not None:
+                paused = None if line == f"::{paused}::" else paused
+                continue
+            if line.startswith("::stop-commands::"):
+                paused = line.removeprefix("::stop-commands::")
+                continue
             match = re.fullmatch(rf"::{name}(?: ([^:]*))?::(.*)", line)
             if match:
                 props = dict(p.split("=", 1) for p in match[1].split(",")) if match[1] else {}

@@ -153,9 +153,11 @@ def test_three_shards_then_a_merge_gate_and_comment_like_one_run(
     # A pull request: capital now says Lyon (regressed), wobbly keeps two colours (fails its threshold).
     shards = run_shards(runner)
     assert github.requests == []  # comment defaults to true, yet a shard never comments
+    shard_requests = []
     for shard, run in zip(SHARDS, shards, strict=True):
         folder = shard_dir(workspace, shard)
         report = read_json(folder / "report.json")
+        shard_requests.append(report["run"]["sampling"]["requests"])
         assert {c["id"] for c in report["cases"]} == SHARD_CASES[shard]
         assert report["run"]["sampling"]["shard"] == shard
         assert (folder / "samples.jsonl").is_file() and (folder / "junit.xml").is_file()
@@ -182,7 +184,10 @@ def test_three_shards_then_a_merge_gate_and_comment_like_one_run(
     alone = tmp_path / "alone"
     samples = concatenated_samples(workspace, tmp_path / "pull-request.jsonl")
     assert unsharded_score(workspace, samples, alone) == merged.code == report["exit_code"]
-    assert report_path.read_bytes() == (alone / "report.json").read_bytes()
+    # The same report, plus the facts of the shards' live sampling (requests, retries, early stops).
+    sampling = report["run"].pop("sampling")
+    assert report == read_json(alone / "report.json")
+    assert sampling["shard"] is None and sampling["requests"] == sum(shard_requests)
     markdown = (workspace / ".stabilitygate" / "report.md").read_text(encoding="utf-8")
     assert markdown == (alone / "report.md").read_text(encoding="utf-8")
     # One comment, the merged report's Markdown; the summary too.

@@ -9,21 +9,18 @@ from stabilitygate.github import gate
 from stabilitygate.github.inputs import read_inputs
 
 
-def test_gate_command_lines_for_a_shard_and_a_merge(tmp_path: Path) -> None:
+def test_a_shard_writes_under_its_own_folder_and_leaves_the_baseline_to_the_merge(tmp_path: Path) -> None:
     env = {"INPUT_SHARD": "2/3", "INPUT_UPDATE-BASELINE": "true", "INPUT_SAMPLES": "5"}
     files = gate.GateFiles.under(tmp_path, read_inputs(env).shard)
-    argv = gate.gate_argv(read_inputs(env), files)
     assert files.report_json == tmp_path / ".stabilitygate" / "shard-2-of-3" / "report.json"
-    assert argv[0] == "run" and argv[-2:] == ["--", ".stability/suite.yml"]
-    assert "--update-baseline" not in argv and argv[argv.index("--shard") + 1] == "2/3"
-    assert argv[argv.index("--samples-out") + 1] == str(files.samples)
-    assert argv[argv.index("--samples") + 1] == "5"
+    assert files.embedding_cache == tmp_path / ".stabilitygate" / "embeddings"  # shared by every job
+    options = gate.judging_options(read_inputs(env), files)
+    assert options["update_baseline"] is False and options["embedding_cache"] == files.embedding_cache
 
     merge = read_inputs({"INPUT_MERGE": "-odd/report.json", "INPUT_UPDATE-BASELINE": "true"})
-    argv = gate.gate_argv(merge, gate.GateFiles.under(tmp_path), ["-odd/report.json"])
-    assert argv[0] == "merge" and argv[-2:] == ["--", "-odd/report.json"]  # never read as a flag
-    assert "--update-baseline" in argv and "--samples-out" not in argv
-    assert argv[argv.index("--suite") + 1] == ".stability/suite.yml"
+    assert gate.judging_options(merge, gate.GateFiles.under(tmp_path))["update_baseline"] is True
+    mounted = read_inputs({"INPUT_SUITE": "s.yml"} | {"STABILITYGATE_CACHE_DIR": "/cache"})
+    assert gate.judging_options(mounted, files)["embedding_cache"] == "/cache"
 
 
 def test_tee_passes_writes_through_and_keeps_the_last_lines() -> None:

@@ -97,6 +97,9 @@ def test_action_yml_declares_exactly_these_inputs_with_the_same_defaults() -> No
         "working-directory",
         "shard",
         "merge",
+        "changed-only",
+        "comment-from",
+        "pr-number",
     }
     assert set(action["outputs"]) == {"verdict", "report-json", "report-markdown", "failed-cases"}
     assert declared["github-token"]["default"] == "${{ github.token }}"

@@ -1,7 +1,15 @@
 from __future__ import annotations
 
+import functools
 import io
+import os
 import re
+import subprocess
+import sys
+import textwrap
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -9,6 +17,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from stabilitygate.github import workflow_commands as wc
+
+ROOT = Path(__file__).resolve().parents[2]
+SECRET = "sk-stream-secret-0123456789"
 
 
 def unescape(value: str) -> str:
@@ -74,6 +85,135 @@ def test_add_mask_skips_values_too_short_to_mask_sensibly() -> None:
     out = io.StringIO()
     wc.add_mask("ab", stream=out)
     assert out.getvalue() == ""
+
+
+def test_add_mask_goes_to_both_streams_by_default(capsys: pytest.CaptureFixture[str]) -> None:
+    wc.add_mask(SECRET)
+    captured = capsys.readouterr()
+    assert captured.out == captured.err == f"::add-mask::{SECRET}\n"
+
+
+# ---- stream order: the runner reads stdout and stderr on two threads, stderr first in each batch
+
+
+@dataclass
+class RunnerModel:
+    """What the runner does with the lines it reads: commands, masks, stop-commands, the log."""
+
+    paused_by: str | None = None
+    masks: list[str] = field(default_factory=list)
+    commands: list[tuple[str, str]] = field(default_factory=list)
+    log: list[str] = field(default_factory=list)
+
+    def handle(self, line: str) -> None:
+        if self.paused_by is not None:
+            if line == f"::{self.paused_by}::":
+                self.paused_by = None
+            else:
+                self.log.append(self.masked(line))
+            return
+        match = re.fullmatch(r"::([\w-]+)(?: [^:]*)?::(.*)", line)
+        if match is None:
+            self.log.append(self.masked(line))
+        elif match[1] == "stop-commands":
+            self.paused_by = match[2]
+        elif match[1] == "add-mask":
+            self.masks.append(unescape(match[2]))
+        else:
+            self.commands.append((match[1], unescape(match[2])))
+
+    def masked(self, line: str) -> str:
+        for value in self.masks:
+            line = line.replace(value, "***")
+        return line
+
+
+def replay(stdout: Sequence[str], stderr: Sequence[str], picks: Sequence[bool]) -> RunnerModel:
+    """Handle the lines in one interleaving: each stream keeps its own order, nothing orders the two."""
+    queues = (deque(stdout), deque(stderr))
+    runner = RunnerModel()
+    for from_stderr in [*picks, *[True] * len(stderr), *[False] * len(stdout)]:
+        queue = queues[from_stderr] if queues[from_stderr] else queues[not from_stderr]
+        if queue:
+            runner.handle(queue.popleft())
+    return runner
+
+
+GATE = textwrap.dedent(
+    """
+    import sys
+    from stabilitygate.github import workflow_commands as wc
+
+    secret = sys.argv[1]
+    wc.add_mask(secret)
+    print("the action starts", flush=True)
+    with wc.commands_paused(sys.stderr):
+        # Untrusted model text, on stderr like everything the gate prints while it runs.
+        sys.stderr.write("::error::pwned by a completion\\n")
+        sys.stderr.write("::add-mask::the\\n")
+        sys.stderr.write(f"a completion that quotes {secret}\\n")
+    wc.warning("after the gate", stream=sys.stderr)
+    print(f"the action reports, naming {secret}", flush=True)
+    wc.warning("the comment was skipped")
+    """
+)
+
+
+@functools.cache
+def gate_streams() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A real process's stdout and stderr, each captured through its own pipe."""
+    done = subprocess.run(
+        [sys.executable, "-c", GATE, SECRET],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+        check=True,
+    )
+    return tuple(done.stdout.splitlines()), tuple(done.stderr.splitlines())
+
+
+@given(st.lists(st.booleans(), max_size=24))
+def test_guards_hold_in_every_order_the_runner_may_read_the_streams(picks: list[bool]) -> None:
+    stdout, stderr = gate_streams()
+    runner = replay(stdout, stderr, picks)
+    assert ("error", "pwned by a completion") not in runner.commands
+    assert runner.masks.count(SECRET) >= 1 and "the" not in runner.masks
+    assert ("warning", "after the gate") in runner.commands  # on the resume token's stream, after it
+    assert not any(SECRET in line for line in runner.log)
+    assert "::error::pwned by a completion" in runner.log  # shown as text, not run as a command
+    assert runner.paused_by is None
+
+
+def test_the_runners_batch_order_handles_stderr_before_stdout() -> None:
+    stdout, stderr = gate_streams()
+    assert stderr[0] == f"::add-mask::{SECRET}" and stderr[1].startswith("::stop-commands::")
+    assert stderr[-2] == stderr[1].replace("stop-commands::", "", 1) + "::"  # the resume token, on stderr
+    assert stdout[0] == f"::add-mask::{SECRET}"
+    runner = replay(stdout, stderr, [True] * len(stderr))  # one batch: all of stderr, then all of stdout
+    assert runner.commands == [("warning", "after the gate"), ("warning", "the comment was skipped")]
+
+
+def test_a_guard_on_the_other_stream_does_not_hold() -> None:
+    # Why the guards follow the text: stop-commands on stdout, text on stderr, one batch -> commands run.
+    out, err = io.StringIO(), io.StringIO()
+    token = wc.stop_commands(out)
+    err.write("::error::pwned\n")
+    wc.resume_commands(token, out)
+    runner = replay(out.getvalue().splitlines(), err.getvalue().splitlines(), [True])
+    assert runner.commands == [("error", "pwned")]
+
+
+def test_commands_paused_writes_both_tokens_to_its_stream_even_when_the_block_fails() -> None:
+    guarded, other = io.StringIO(), io.StringIO()
+    with pytest.raises(RuntimeError), wc.commands_paused(guarded) as token:
+        guarded.write("model text\n")
+        raise RuntimeError("the gate failed")
+    assert guarded.getvalue() == f"::stop-commands::{token}\nmodel text\n::{token}::\n"
+    assert re.fullmatch(r"[0-9a-f]{32}", token) and other.getvalue() == ""
+    with wc.commands_paused(guarded) as second:
+        pass
+    assert second != token
 
 
 def read_outputs(path: Path) -> dict[str, str]:

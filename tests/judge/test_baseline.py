@@ -5,15 +5,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import resource
+import signal
 import stat
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from stabilitygate.errors import BadInput
-from stabilitygate.judge import baseline as baseline_module
 from stabilitygate.judge.baseline import (
     Baseline,
     baseline_from_run,
@@ -22,8 +25,9 @@ from stabilitygate.judge.baseline import (
     read_baseline,
     write_baseline,
 )
-from stabilitygate.results import CaseMeasurement
-from stabilitygate.suite.model import AnswerSpec, Message, ProviderConfig, ResolvedCase, Thresholds
+from stabilitygate.judge.verdicts import judge_cases
+from stabilitygate.results import Agreement, CaseMeasurement
+from stabilitygate.suite.model import AnswerSpec, Message, ProviderConfig, Regression, ResolvedCase, Thresholds
 
 
 def case(cid: str, parser: bool = True, prompt: str = "q") -> ResolvedCase:
@@ -150,35 +154,57 @@ def test_a_directory_is_bad_input(tmp_path: Path) -> None:
         read_baseline(tmp_path)
 
 
-def test_crash_mid_write_leaves_the_old_file_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@contextmanager
+def file_size_limit(limit: int) -> Iterator[None]:
+    """Writes past `limit` bytes fail with EFBIG: a real write failure, as on a full disk."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the error, not the signal's kill
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, handler)
+
+
+def large_baseline() -> Baseline:
+    cases = [case(f"case-{i}") for i in range(60)]
+    return baseline_from_run(cases, [measured(c.id, list("AAAAAAABCDEFG")) for c in cases], "demo")
+
+
+def test_a_write_failing_midway_is_bad_input_and_leaves_the_old_file_whole(tmp_path: Path) -> None:
     path = tmp_path / "suite.baseline.json"
     write_baseline(path, sample_baseline())
     before = path.read_bytes()
-    changed = baseline_from_run([case("one")], [measured("one", list("AB"))], "demo")
-
-    def crash(src: Any, dst: Any) -> None:
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(baseline_module.os, "replace", crash)
-    with pytest.raises(BadInput, match="No space left"):
-        write_baseline(path, changed)
+    limit = 16 * 1024
+    assert len(before) < limit < len(dump_baseline(large_baseline()).encode("utf-8"))
+    with file_size_limit(limit), pytest.raises(BadInput, match="cannot write the baseline: File too large") as caught:
+        write_baseline(path, large_baseline())
+    assert str(path) in str(caught.value) and caught.value.exit_code == 2
+    assert isinstance(caught.value.__cause__, OSError)  # the cause is kept for --debug tracebacks
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["suite.baseline.json"]  # no temp file left
 
 
-def test_interrupt_mid_write_leaves_the_old_file_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_file_in_the_way_of_the_directory_is_bad_input(tmp_path: Path) -> None:
+    (tmp_path / ".stability").write_text("not a directory")
+    path = tmp_path / ".stability" / "suite.baseline.json"
+    with pytest.raises(BadInput, match="cannot write the baseline") as caught:
+        write_baseline(path, sample_baseline())
+    assert str(path) in str(caught.value) and isinstance(caught.value.__cause__, OSError)
+    assert (tmp_path / ".stability").read_text() == "not a directory"
+
+
+@pytest.mark.parametrize(
+    ("content", "cause"),
+    [(b'{"schema_version": 1', json.JSONDecodeError), (b"\xff\xfe{}", UnicodeDecodeError)],
+)
+def test_unreadable_files_keep_their_cause(tmp_path: Path, content: bytes, cause: type[Exception]) -> None:
     path = tmp_path / "b.json"
-    write_baseline(path, sample_baseline())
-    before = path.read_bytes()
-
-    def interrupted(fd: int) -> None:
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(baseline_module.os, "fsync", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        write_baseline(path, baseline_from_run([], [], "demo"))
-    assert path.read_bytes() == before
-    assert [p.name for p in tmp_path.iterdir()] == ["b.json"]
+    path.write_bytes(content)
+    with pytest.raises(BadInput) as caught:
+        read_baseline(path)
+    assert isinstance(caught.value.__cause__, cause)
 
 
 def test_written_file_mode_follows_the_umask(tmp_path: Path) -> None:
@@ -213,3 +239,17 @@ def test_merge_keeps_cases_this_run_did_not_measure() -> None:
 def test_dump_is_what_is_written(tmp_path: Path) -> None:
     write_baseline(tmp_path / "b.json", sample_baseline())
     assert (tmp_path / "b.json").read_text(encoding="utf-8") == dump_baseline(sample_baseline())
+
+
+def test_the_verdicts_primary_agreement_is_what_is_recorded() -> None:
+    cases = [case("one"), case("two", parser=False)]
+    runs = [measured("one", list("AAAAAAABCDEFG")), measured("two", list("AAAAAAAAAB"))]
+    verdicts = judge_cases(cases, runs, None, Regression())
+    assert baseline_from_run(cases, runs, "demo", verdicts=verdicts) == sample_baseline()
+    # The verdict's word is taken as it is, not recomputed.
+    told = [replace(verdicts[0], primary=Agreement("parsed_agreement", 3, 13))]
+    assert baseline_from_run(cases, runs, "demo", verdicts=told).cases["one"].primary == {
+        "metric": "parsed_agreement",
+        "k": 3,
+        "n": 13,
+    }

@@ -30,8 +30,8 @@ def brute_force_boschloo(k1: int, n1: int, k2: int, n2: int) -> float:
 def test_ten_of_ten_against_six_of_ten() -> None:
     p = boschloo_one_sided(10, 10, 6, 10)
     fisher = fisher_exact([[10, 6], [0, 4]], alternative="greater").pvalue
-    # 0.0211 is exact (22120 / 2**20, the supremum sits at rate 0.5). DESIGN's 0.017 is what scipy
-    # returns for the transposed table, which models the wrong experiment.
+    # 0.0211 is exact (22120 / 2**20, the supremum sits at rate 0.5). 0.017 is what scipy returns
+    # for the transposed table, which models the wrong experiment.
     assert p == pytest.approx(22120 / 2**20, abs=1e-9)
     assert p == pytest.approx(0.0211, abs=5e-5)
     assert fisher == pytest.approx(0.0433, abs=5e-5)

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from stabilitygate.judge.thresholds import check_thresholds, measurement_error, primary_agreement
+from stabilitygate.judge.agreement import primary_agreement
+from stabilitygate.judge.thresholds import ThresholdCheck, check_thresholds, measurement_error
 from stabilitygate.results import CaseMeasurement
 from stabilitygate.suite.model import AnswerSpec, Message, ProviderConfig, ResolvedCase, Thresholds
 
@@ -46,6 +47,11 @@ def measured(answers: list[str], *, errors: int = 0, **metrics: Any) -> CaseMeas
         fingerprints=[],
         errors=[{"error": "HTTP 503 from the provider", "count": errors}] if errors else [],
     )
+
+
+def check(c: ResolvedCase, m: CaseMeasurement) -> ThresholdCheck:
+    """check_thresholds with the primary agreement the judge computes once per case."""
+    return check_thresholds(c, m, primary_agreement(c, m))
 
 
 def test_primary_metric_follows_the_parser_then_semantics_then_exact_text() -> None:
@@ -92,7 +98,7 @@ def test_each_threshold_names_its_numbers() -> None:
         min_accuracy=0.7,
         min_schema_valid=0.8,
     )
-    violations = check_thresholds(t, m).violations
+    violations = check(t, m).violations
     assert violations == [
         "3 unique completions of 10 where at most 2 are allowed (max_unique)",
         "the most common completion is 6/10 (0.60), below min_mode_share 0.80",
@@ -106,14 +112,14 @@ def test_each_threshold_names_its_numbers() -> None:
 
 def test_met_thresholds_are_listed_and_floats_do_not_flap() -> None:
     m = measured(["A"] * 9 + ["B"])
-    result = check_thresholds(case(min_agreement=0.9, max_unique=2), m)
+    result = check(case(min_agreement=0.9, max_unique=2), m)
     assert result.violations == []
     assert result.met == ["unique 2 ≤ 2", "agreement 0.90 ≥ 0.90"]
 
 
 def test_min_agreement_without_parser_uses_the_primary_metric() -> None:
     m = measured(["A"] * 9 + ["B"], semantic_agreement=0.5)
-    (violation,) = check_thresholds(case(parser=False, min_agreement=0.8), m).violations
+    (violation,) = check(case(parser=False, min_agreement=0.8), m).violations
     assert violation == "semantic agreement 5/10 (0.50), below min_agreement 0.80"
 
 
@@ -127,5 +133,5 @@ def test_min_agreement_without_parser_uses_the_primary_metric() -> None:
     ],
 )
 def test_thresholds_on_null_metrics_are_skipped_with_a_reason(thresholds: dict[str, Any], why: str) -> None:
-    result = check_thresholds(case(**thresholds), measured(["A"] * 10))
+    result = check(case(**thresholds), measured(["A"] * 10))
     assert result.violations == [] and result.skipped == [why]

@@ -1,4 +1,4 @@
-"""Every verdict path of DESIGN section 6, its precedence, Holm across cases, and reasons with numbers."""
+"""Every verdict path of docs/design.md ("Judging"), its precedence, Holm across cases, and reasons with numbers."""
 
 from __future__ import annotations
 

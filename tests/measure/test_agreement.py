@@ -109,3 +109,49 @@ def test_rounded_never_gives_negative_zero() -> None:
     assert str(rounded(-1e-9)) == "0.0"
     assert rounded(None) is None
     assert rounded(2 / 3) == 0.666667
+
+
+NUMBER = AnswerSpec.model_validate({"number": True})
+TEXT = AnswerSpec.model_validate({"text": {"normalize": ["strip", "lower", "punctuation"]}})
+
+
+def accuracy(spec: AnswerSpec | None, expected: object, texts: list[str]) -> float | None:
+    counts = count_texts(texts)
+    parsed = parse_texts(spec, counts) if spec is not None else None
+    share = accuracy_metrics(spec, expected, parsed, counts)["accuracy"]
+    assert share is None or isinstance(share, float)
+    return share
+
+
+def test_number_answers_have_one_canonical_form_in_answers_and_accuracy() -> None:
+    texts = ["19", "19.0", "The answer is 19.00", "12 + 7 = 19.", "12 + 7 = 8."]
+    counts = count_texts(texts)
+    assert ranked(answer_counts(parse_texts(NUMBER, counts), counts)) == [(19, 4), (8, 1)]
+    assert {accuracy(NUMBER, expected, texts) for expected in (19, "19", 19.0, "19.00", " 19 ")} == {0.8}
+
+
+def test_contains_matches_a_text_answer_after_its_normalization() -> None:
+    texts = ["The capital of France is Paris.", "Paris", "PARIS!", "Lyon, I think."]
+    assert accuracy(TEXT, "paris", texts) == 0.5  # a plain value is the whole normalized answer
+    assert accuracy(TEXT, {"contains": "Paris"}, texts) == 0.75
+    assert accuracy(TEXT, {"contains": "France is Paris"}, texts) == 0.25
+    assert accuracy(TEXT, {"contains": "?!"}, texts) == 0.0  # normalizes to nothing: matches nothing
+
+
+def test_regex_expected_searches_the_normalized_answer() -> None:
+    texts = ["The capital of France is Paris.", "Comparison shopping", "paris"]
+    assert accuracy(TEXT, {"regex": r"\bparis\b"}, texts) == 0.666667
+    assert accuracy(TEXT, {"contains": "paris"}, texts) == 1.0  # containment has no word boundaries
+    assert accuracy(TEXT, {"regex": r"^Paris"}, texts) == 0.0  # the answer was lowercased
+
+
+def test_matchers_test_the_completion_without_a_parser_and_the_group_with_regex() -> None:
+    assert accuracy(None, {"contains": "Paris"}, ["It is Paris.", "paris", "Lyon"]) == 0.333333
+    assert accuracy(None, {"regex": r"(?i)paris"}, ["It is Paris.", "paris", "Lyon"]) == 0.666667
+    city = AnswerSpec.model_validate({"regex": r"is (\w+)"})
+    assert accuracy(city, {"contains": "ar"}, ["It is Paris.", "This is Lyon", "no"]) == 0.333333
+
+
+def test_a_json_answer_takes_a_mapping_as_its_expected_value() -> None:
+    whole = AnswerSpec.model_validate({"json": ""})
+    assert accuracy(whole, {"contains": "x"}, ['{"contains": "x"}', '{"a": "x"}']) == 0.5

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from stabilitygate.measure.canonical import canonical_json
+from stabilitygate.measure.canonical import NoAnswer, canonical_json, canonical_number
 from stabilitygate.measure.parsers import parse_answer
 from stabilitygate.suite.model import AnswerSpec
 
@@ -37,3 +39,34 @@ def test_canonical_json_ignores_formatting_and_key_order(doc: Any) -> None:
         reordered = json.dumps(dict(reversed(list(doc.items()))), indent=1)
     assert canonical_json(json.loads(reordered)) == canonical_json(doc)
     assert value(spec(json=""), f"Here:\n```json\n{reordered}\n```") == canonical_json(doc)
+
+
+@pytest.mark.parametrize(
+    ("written", "canonical"),
+    [
+        (19, 19),
+        (19.0, 19),
+        (Decimal("19.00"), 19),
+        (Decimal("-0.0"), 0),
+        (-0.0, 0),
+        (Decimal("1234.50"), 1234.5),
+        (Decimal("1e3"), 1000),
+        (10**15, 1e15),  # past exact-int range JSON readers keep: a float
+    ],
+)
+def test_canonical_number_has_one_form_per_value(written: Decimal | float, canonical: float) -> None:
+    result = canonical_number(written)
+    assert result == canonical and type(result) is type(canonical)
+    assert str(result) != "-0"
+
+
+@pytest.mark.parametrize("written", [float("nan"), float("inf"), Decimal("-Infinity")])
+def test_non_finite_numbers_are_no_answer(written: Decimal | float) -> None:
+    with pytest.raises(NoAnswer, match="not finite"):
+        canonical_number(written)
+
+
+@pytest.mark.parametrize("text", ["19", "19.0", "19.00", "The answer is 19.", "#### 19", "+19", "$19"])
+def test_every_spelling_of_nineteen_is_the_int_19(text: str) -> None:
+    result = value(spec(number=True), text)
+    assert result == 19 and type(result) is int

@@ -72,6 +72,16 @@ def test_model_key_is_a_safe_directory_name_that_changes_with_the_files() -> Non
     assert model_key("x", "1" * 64) != model_key("x", "2" * 64)
 
 
+def test_has_entries_tells_an_empty_cache_from_a_used_one(tmp_path: Path) -> None:
+    cache = EmbeddingCache(tmp_path / "root", "m-1")
+    assert not cache.has_entries()  # no directory at all
+    (tmp_path / "root" / "m-1").mkdir(parents=True)
+    assert not cache.has_entries()  # a directory, no entry
+    cache.put("a", np.ones(3, dtype=np.float32))
+    assert cache.has_entries()
+    assert not EmbeddingCache(tmp_path / "root", "m-2").has_entries()  # another model's entries do not count
+
+
 def test_damaged_files_are_misses(tmp_path: Path) -> None:
     cache = EmbeddingCache(tmp_path, "m")
     cache.put("a", np.ones(4, dtype=np.float32))

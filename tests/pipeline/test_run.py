@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -20,9 +21,7 @@ def test_feynman_with_429s_and_500s_records_exactly_ten_samples(tmp_path: Path, 
     with ScriptedOpenAI(script, faults=faults) as server:
         suite = write_suite(tmp_path, server.base_url, [{"id": "borough", "prompt": FEYNMAN}])
         samples_out = tmp_path / "s.jsonl"
-        code, report = run_cli(
-            "run", str(suite), "--samples", "10", "--samples-out", str(samples_out), "--no-progress"
-        )
+        code, report = run_cli("run", str(suite), "--samples", "10", "--samples-out", str(samples_out), "--no-progress")
         served = server.count
     assert code == 0 and report is not None
     (case,) = report["cases"]
@@ -43,7 +42,16 @@ def test_feynman_with_429s_and_500s_records_exactly_ten_samples(tmp_path: Path, 
 
 def test_concurrency_bound_holds_across_cases(tmp_path: Path, run_cli: RunCli) -> None:
     cases = [{"id": f"c{i}", "prompt": f"question {i}"} for i in range(4)]
-    with ScriptedOpenAI({}, default="same", latency_s=0.05) as server:
+    # The first three requests wait for each other at the server: three are in flight at once, by
+    # construction, and a fourth would have to wait for one of them (the bound is what is tested).
+    first_wave = threading.Barrier(3, timeout=30)
+
+    def hold_first_wave(body: object, number: int) -> bool:
+        if number <= 3:
+            first_wave.wait()
+        return False
+
+    with ScriptedOpenAI({}, default="same", faults=[Fault("status", when=hold_first_wave)]) as server:
         suite = write_suite(tmp_path, server.base_url, cases)
         code, report = run_cli("run", str(suite), "--concurrency", "3", "--no-progress")
         assert server.max_in_flight == 3

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
@@ -56,8 +57,15 @@ def test_three_shards_merged_equal_the_unsharded_score(tmp_path: Path, run_cli: 
             out = tmp_path / f"shard{k}.jsonl"
             report = tmp_path / f"shard{k}.json"
             _, shard = run_cli(
-                "run", str(suite), "--shard", f"{k}/3", "--samples-out", str(out), "--no-progress",
-                "--no-early-stop", report=report,
+                "run",
+                str(suite),
+                "--shard",
+                f"{k}/3",
+                "--samples-out",
+                str(out),
+                "--no-progress",
+                "--no-early-stop",
+                report=report,
             )
             assert shard is not None and len(shard["cases"]) == 2  # balanced: 6 cases of equal cost
             shard_reports.append(report)
@@ -69,7 +77,11 @@ def test_three_shards_merged_equal_the_unsharded_score(tmp_path: Path, run_cli: 
     code_u, _ = run_cli("score", str(union), "--suite", str(suite), report=unsharded)
     code_m, _ = run_cli("merge", *map(str, shard_reports), report=merged)
     assert code_u == code_m == 1  # c5 fails max_unique
-    assert merged.read_bytes() == unsharded.read_bytes()
+    # The same report, plus what only the shards' live runs knew: the whole run's sampling facts.
+    merged_report, unsharded_report = (json.loads(p.read_text()) for p in (merged, unsharded))
+    sampling = merged_report["run"].pop("sampling")
+    assert merged_report == unsharded_report
+    assert sampling["requests"] == 60 and sampling["shard"] is None and sampling["early_stopped"] == {}
 
 
 def test_early_stop_saves_requests_and_keeps_the_verdict(tmp_path: Path, run_cli: RunCli) -> None:
@@ -107,3 +119,39 @@ def test_fifty_samples_of_three_texts_report_three_embedded(tmp_path: Path, run_
         assert code == 0 and report is not None
         assert report["run"]["embedding"]["texts_embedded"] == 3
         assert report["cases"][0]["samples_ok"] == 50 and report["cases"][0]["metrics"]["unique_completions"] == 3
+
+
+def test_merge_keeps_the_sampling_facts_of_every_shard(tmp_path: Path, run_cli: RunCli) -> None:
+    """Two shards with early stop on (the default): the merged report still has the run's requests and stops."""
+    script = {"vary": [(f"answer {i}", 1) for i in range(20)], "steady": [("same", 1)]}
+    cases = [
+        {"id": "vary", "prompt": "vary", "thresholds": {"max_unique": 2}},
+        {"id": "steady", "prompt": "steady"},
+    ]
+    reports, facts = [], []
+    with ScriptedOpenAI(script) as server:
+        suite = write_suite(tmp_path, server.base_url, cases, sampling={"samples": 20, "concurrency": 2})
+        for k in (1, 2):
+            report = tmp_path / f"shard{k}.json"
+            _, shard = run_cli(
+                "run",
+                str(suite),
+                "--shard",
+                f"{k}/2",
+                "--samples-out",
+                str(tmp_path / f"s{k}.jsonl"),
+                "--no-progress",
+                report=report,
+            )
+            assert shard is not None
+            facts.append(shard["run"]["sampling"])
+            reports.append(report)
+        requests_made = server.count
+    code, merged = run_cli("merge", *map(str, reports), report=tmp_path / "merged.json")
+    assert code == 1 and merged is not None
+    sampling = merged["run"]["sampling"]
+    assert sampling["requests"] == sum(f["requests"] for f in facts) == requests_made
+    assert sampling["retries"] == 0
+    assert set(sampling["early_stopped"]) == {"vary"}
+    assert sampling["interrupted"] is False and sampling["fatal_error"] is None
+    assert sampling["shard"] is None

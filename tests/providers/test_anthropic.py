@@ -13,9 +13,8 @@ import yaml
 
 from stabilitygate.cli import main
 from stabilitygate.errors import BadInput
-from stabilitygate.providers.anthropic import AnthropicProvider, messages_url
+from stabilitygate.providers.anthropic import AnthropicConfig, AnthropicProvider, messages_url
 from stabilitygate.providers.interface import Completion, FatalProviderError, ProviderError, Request
-from stabilitygate.suite.model import ProviderConfig
 from tests.support.anthropic_server import (
     Reply,
     ScriptedAnthropic,
@@ -49,12 +48,10 @@ def server() -> Iterator[ScriptedAnthropic]:
         yield running
 
 
-def provider(
-    server: ScriptedAnthropic, environ: Mapping[str, str] = ENV, **config: Any
-) -> AnthropicProvider:
+def provider(server: ScriptedAnthropic, environ: Mapping[str, str] = ENV, **config: Any) -> AnthropicProvider:
     config.setdefault("base_url", server.base_url)
     return AnthropicProvider(
-        ProviderConfig(type="anthropic", model="claude-test", **config), environ=environ, timeout_s=5
+        AnthropicConfig(type="anthropic", model="claude-test", **config), environ=environ, timeout_s=5
     )
 
 

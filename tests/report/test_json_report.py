@@ -1,4 +1,4 @@
-"""The report JSON: DESIGN section 7's keys, byte-identical for identical inputs."""
+"""The report JSON: docs/design.md §8, "Files"'s keys, byte-identical for identical inputs."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ import numpy as np
 
 from stabilitygate import TOOL_NAME, __version__
 from stabilitygate.judge.baseline import baseline_from_run
+from stabilitygate.judge.gate import verdict_counts
 from stabilitygate.judge.verdicts import judge_cases
-from stabilitygate.report.json_report import build_report, dump_report, plain
-from stabilitygate.results import CaseMeasurement, CaseVerdict
+from stabilitygate.plain import plain
+from stabilitygate.report.json_report import build_report, dump_report
+from stabilitygate.results import BaselineFacts, CaseMeasurement, CaseVerdict, Report, RunFacts, SuiteRef
 from stabilitygate.suite.model import AnswerSpec, Message, ProviderConfig, Regression, ResolvedCase, Thresholds
 
 CASE_KEYS = {
@@ -60,21 +62,24 @@ def measured(cid: str, answers: list[str]) -> CaseMeasurement:
     )
 
 
+RUN_FACTS = RunFacts(BaselineFacts(".stability/suite.baseline.json", "compared"), None, "regression")
+
+
 def build(measurements: list[CaseMeasurement], verdicts: list[CaseVerdict] | None = None) -> dict[str, Any]:
     cases = [case("first", 8), case("second", 12)]
     baseline = baseline_from_run(cases, [measured("first", ["A"] * 10), measured("second", ["A"] * 10)], "demo")
     verdicts = verdicts or judge_cases(cases, measurements, baseline, Regression())
     return build_report(
-        suite_name="demo",
-        suite_path=".stability/suite.yml",
-        cases=cases,
-        measurements=measurements,
-        verdicts=verdicts,
-        summary={"tar_raw": 0.5, "tar_parsed": 0.5, "samples_requested": 20, "passed": 99},
-        run={"interrupted": False, "requests": 20},
+        SuiteRef(".stability/suite.yml", "demo"),
+        cases,
+        measurements,
+        verdicts,
+        summary={"tar_raw": 0.5, "tar_parsed": 0.5, "samples_requested": 20},
+        counts=verdict_counts(verdicts),
+        run=RUN_FACTS,
         exit_code=1,
         verdict="fail",
-    )
+    ).to_dict()
 
 
 RUN = [measured("first", ["A"] * 10), measured("second", ["A"] * 6 + ["B"] * 4)]
@@ -86,7 +91,11 @@ def test_top_level_keys() -> None:
     assert report["tool"] == {"name": TOOL_NAME, "version": __version__}
     assert report["suite"] == {"path": ".stability/suite.yml", "name": "demo"}
     assert (report["verdict"], report["exit_code"]) == ("fail", 1)
-    assert report["run"] == {"interrupted": False, "requests": 20}
+    assert report["run"] == {
+        "baseline": {"path": ".stability/suite.baseline.json", "status": "compared"},
+        "embedding": None,
+        "fail_on": "regression",
+    }
     summary = report["summary"]
     assert {k: summary[k] for k in ("cases", "passed", "failed", "regressed", "new", "errors")} == {
         "cases": 2, "passed": 1, "failed": 0, "regressed": 1, "new": 0, "errors": 0,
@@ -115,8 +124,8 @@ def test_numbers_are_plain_json() -> None:
 
 
 def test_identical_inputs_give_identical_bytes_in_any_order() -> None:
-    first = dump_report(build(RUN))
-    assert dump_report(build(list(reversed(RUN)))) == first
+    first = dump_report(Report.from_dict(build(RUN)))
+    assert dump_report(Report.from_dict(build(list(reversed(RUN))))) == first
     assert first.endswith("}\n") and json.loads(first)["cases"][0]["id"] == "first"
     assert first == json.dumps(json.loads(first), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
     for word in ("timestamp", "duration", "elapsed"):

@@ -6,20 +6,28 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from stabilitygate.report.junit import render_junit
+from stabilitygate.results import Report
 
 
 def rcase(cid: str, verdict: str, reasons: list[str]) -> dict[str, Any]:
-    return {"id": cid, "verdict": verdict, "reasons": reasons}
+    counts = {"samples_requested": 10, "samples_ok": 10, "sample_errors": 0}
+    return {"id": cid, "verdict": verdict, "reasons": reasons, "metrics": {}, **counts}
 
 
-def report(cases: list[dict[str, Any]]) -> dict[str, Any]:
-    return {
-        "suite": {"name": "checkout assistant", "path": "s.yml"},
-        "tool": {"name": "llm-stability-gate", "version": "0.1.0"},
-        "verdict": "fail",
-        "exit_code": 1,
-        "cases": cases,
-    }
+def report(cases: list[dict[str, Any]]) -> Report:
+    counts = {k: 0 for k in ("cases", "passed", "failed", "regressed", "new", "errors")}
+    return Report.from_dict(
+        {
+            "schema_version": 1,
+            "suite": {"name": "checkout assistant", "path": "s.yml"},
+            "tool": {"name": "llm-stability-gate", "version": "0.1.0"},
+            "verdict": "fail",
+            "exit_code": 1,
+            "summary": counts,
+            "run": {"baseline": {"path": "s.baseline.json", "status": "compared"}, "fail_on": "regression"},
+            "cases": cases,
+        }
+    )
 
 
 CASES = [

@@ -11,11 +11,11 @@ import pytest
 from cmarkgfm.cmark import Options
 
 from stabilitygate.judge.baseline import baseline_from_run
-from stabilitygate.judge.gate import exit_code, run_verdict
+from stabilitygate.judge.gate import exit_code, run_verdict, verdict_counts
 from stabilitygate.judge.verdicts import judge_cases
 from stabilitygate.report.json_report import build_report
 from stabilitygate.report.markdown import comment_marker, render_markdown
-from stabilitygate.results import CaseMeasurement
+from stabilitygate.results import BaselineFacts, CaseMeasurement, Report, RunFacts, SuiteRef
 from stabilitygate.suite.model import AnswerSpec, Message, ProviderConfig, Regression, ResolvedCase, Thresholds
 
 GITHUB_LIMIT = 65_536
@@ -62,7 +62,7 @@ def rcase(
     }
 
 
-def report(cases: list[dict[str, Any]], name: str = "demo", verdict: str = "fail") -> dict[str, Any]:
+def report_dict(cases: list[dict[str, Any]], name: str = "demo", verdict: str = "fail") -> dict[str, Any]:
     counts = {v: sum(1 for c in cases if c["verdict"] == v) for v in ("pass", "fail", "regressed", "new", "error")}
     return {
         "schema_version": 1,
@@ -84,9 +84,13 @@ def report(cases: list[dict[str, Any]], name: str = "demo", verdict: str = "fail
             "prompt_tokens": 12345,
             "completion_tokens": 678,
         },
-        "run": {"interrupted": False},
+        "run": {"baseline": {"path": "s.baseline.json", "status": "compared"}, "fail_on": "regression"},
         "cases": cases,
     }
+
+
+def report(cases: list[dict[str, Any]], name: str = "demo", verdict: str = "fail") -> Report:
+    return Report.from_dict(report_dict(cases, name, verdict))
 
 
 class Html(HTMLParser):
@@ -98,6 +102,7 @@ class Html(HTMLParser):
         self.closed: list[str] = []
         self.code_depth = 0
         self.prose: list[str] = []
+        self.code: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append((tag, attrs))
@@ -110,8 +115,7 @@ class Html(HTMLParser):
             self.code_depth -= 1
 
     def handle_data(self, data: str) -> None:
-        if not self.code_depth:
-            self.prose.append(data)
+        (self.code if self.code_depth else self.prose).append(data)
 
 
 def parse(markdown: str) -> Html:
@@ -252,8 +256,9 @@ def test_from_a_real_judgement() -> None:
     now = [measured("a", 6), measured("b", 10)]
     verdicts = judge_cases(cases, now, baseline, Regression())
     full = build_report(
-        suite_name="demo", suite_path="s.yml", cases=cases, measurements=now, verdicts=verdicts, summary={},
-        run={}, exit_code=exit_code(verdicts, "regression", could_not_measure=False),
+        SuiteRef("s.yml", "demo"), cases, now, verdicts, summary={}, counts=verdict_counts(verdicts),
+        run=RunFacts(BaselineFacts("s.baseline.json", "compared"), None, "regression"),
+        exit_code=exit_code(verdicts, "regression", could_not_measure=False),
         verdict=run_verdict(verdicts, fatal=False),
     )  # fmt: skip
     text = render_markdown(full)
@@ -263,12 +268,14 @@ def test_from_a_real_judgement() -> None:
 
 
 def test_run_notes_from_the_pipeline() -> None:
-    data = report([rcase("a", "new", [("A", 10)])])
+    data = report_dict([rcase("a", "new", [("A", 10)])])
     data["run"] = {
-        "sampling": {"interrupted": True, "fatal_error": "authentication refused (HTTP 401)"},
+        "sampling": {"interrupted": True, "fatal_error": "authentication refused (HTTP 401)", "requests": 3,
+                     "retries": 0, "budget_exhausted": False},
         "baseline": {"path": ".stability/suite.baseline.json", "status": "updated"},
-    }
-    text = render_markdown(data)
+        "fail_on": "regression",
+    }  # fmt: skip
+    text = render_markdown(Report.from_dict(data))
     assert "The run was interrupted" in text
     assert "The run stopped: authentication refused (HTTP 401)" in text
     assert "commit .stability/suite.baseline.json" in text

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import time
+import threading
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from stabilitygate.providers.interface import Completion, Provider, ProviderError, Request
-from stabilitygate.providers.openai import OpenAIProvider
+from stabilitygate.providers.openai import OpenAIConfig, OpenAIProvider
 from stabilitygate.samples import Sample
 from stabilitygate.sampling.progress import Progress
 from stabilitygate.sampling.retry import Backoff
@@ -21,6 +21,8 @@ from tests.support.openai_server import Fault, ScriptedOpenAI
 
 FEYNMAN = "Where was Feynman born?"
 KEY = "sk-secret-never-shown-42"
+# Only reached when the code under test is broken: the test then fails on what it saw, instead of hanging.
+GUARD_S = 60
 
 
 def _case(case_id: str, prompt: str, samples: int, config: ProviderConfig) -> ResolvedCase:
@@ -37,7 +39,7 @@ def _case(case_id: str, prompt: str, samples: int, config: ProviderConfig) -> Re
 
 
 class Recorder:
-    """on_sample that keeps what it was given, and a sleep that records its waits (really sleeping)."""
+    """on_sample that keeps what it was given, and a sleep that records its waits without taking them."""
 
     def __init__(self) -> None:
         self.samples: list[Sample] = []
@@ -48,7 +50,7 @@ class Recorder:
 
     async def sleep(self, seconds: float) -> None:
         self.waits.append(seconds)
-        await asyncio.sleep(seconds)
+        await asyncio.sleep(0)  # still a suspension point, as a real wait is
 
 
 def _run(
@@ -63,7 +65,7 @@ def _run(
     **kw: Any,
 ) -> tuple[SamplingOutcome, Recorder]:
     recorder = recorder or Recorder()
-    config = ProviderConfig(
+    config = OpenAIConfig(
         type="openai", model="m", base_url=server.base_url, api_key_env=api_key_env, params={"temperature": 0}
     )
     cases = [_case(cid, prompt, n, config) for cid, prompt, n in cases_spec]
@@ -83,6 +85,18 @@ def _run(
             await provider.aclose()
 
     return asyncio.run(go()), recorder
+
+
+def _in_waves(size: int, *, first_only: bool = False) -> Fault:
+    """A rule that faults nothing: the server holds each request until `size` of them are there together."""
+    barrier = threading.Barrier(size)
+
+    def hold(body: Any, number: int) -> bool:
+        if number <= size or not first_only:
+            barrier.wait(GUARD_S)
+        return False
+
+    return Fault("status", when=hold)
 
 
 def test_feynman_scenario_429_every_7th_and_500_every_11th() -> None:
@@ -106,10 +120,8 @@ def test_feynman_scenario_429_every_7th_and_500_every_11th() -> None:
 def test_retry_after_is_capped_by_max_retry_wait() -> None:
     faults = [Fault("status", status=429, at={1}, retry_after="30")]
     with ScriptedOpenAI(faults=faults) as server:
-        started = time.monotonic()
         outcome, recorder = _run(server, [("a", "q", 2)], Sampling(samples=2, concurrency=1, max_retry_wait_s=0.05))
-        elapsed = time.monotonic() - started
-    assert recorder.waits == [0.05] and elapsed < 5
+    assert recorder.waits == [0.05]  # not the 30 s asked for
     assert [s.ok for s in outcome.samples] == [True, True] and outcome.samples[0].attempts == 2
 
 
@@ -123,7 +135,9 @@ def test_backoff_without_retry_after_grows() -> None:
 
 
 def test_concurrency_bound_is_what_the_server_sees() -> None:
-    with ScriptedOpenAI(latency_s=0.03) as server:
+    # The first three requests are held until all three are in: a sampler that sent them one by one would
+    # never get them answered; the latency keeps later requests overlapping, so that a fourth would show.
+    with ScriptedOpenAI(latency_s=0.03, faults=[_in_waves(3, first_only=True)]) as server:
         outcome, _ = _run(server, [("a", "qa", 20), ("b", "qb", 20)], Sampling(samples=2, concurrency=3))
         assert server.max_in_flight == 3 and server.count == 40
     assert len(outcome.samples) == 40
@@ -137,16 +151,16 @@ def test_cases_are_interleaved_round_robin_by_sample_index() -> None:
 
 
 def test_interleaving_holds_with_concurrency() -> None:
-    with ScriptedOpenAI(latency_s=0.01) as server:
+    # Answered in waves of four, each wave is the next four jobs in the queue, whichever worker sent them.
+    with ScriptedOpenAI(faults=[_in_waves(4)]) as server:
         _run(server, [("a", "qa", 10), ("b", "qb", 10)], Sampling(samples=2, concurrency=4))
         prompts = [r.body["messages"][-1]["content"] for r in server.requests]
-    first_half = Counter(prompts[:10])
-    assert first_half["qa"] >= 4 and first_half["qb"] >= 4  # never one case's samples in one burst
+    waves = [Counter(prompts[i : i + 4]) for i in range(0, 20, 4)]
+    assert waves == [{"qa": 2, "qb": 2}] * 5  # never one case's samples in one burst
 
 
 def test_fatal_401_stops_quickly_and_never_shows_the_key() -> None:
     with ScriptedOpenAI(api_key="sk-the-right-one", latency_s=0.05) as server:
-        started = time.monotonic()
         outcome, recorder = _run(
             server,
             [("a", "qa", 50), ("b", "qb", 50)],
@@ -155,25 +169,22 @@ def test_fatal_401_stops_quickly_and_never_shows_the_key() -> None:
             api_key_env="TEST_KEY",
             secrets=[KEY],
         )
-        elapsed = time.monotonic() - started
         served = server.count
     assert outcome.fatal_error is not None and "HTTP 401" in outcome.fatal_error
     assert served <= 4  # the first wave only: nothing was sent after the refusal
-    assert elapsed < 2
     assert 1 <= len(outcome.samples) <= 4 and all(not s.ok for s in outcome.samples)
     everything = outcome.fatal_error + "".join(str(s.to_json()) for s in recorder.samples)
     assert KEY not in everything and "authentication refused" in everything
 
 
 def test_hanging_server_is_bounded_by_the_request_timeout() -> None:
-    with ScriptedOpenAI(faults=[Fault("hang")]) as server:
-        started = time.monotonic()
+    # Every request hangs, so every attempt times out however fast or slow the machine is. Without the
+    # timeout the hang would end (GUARD_S later) in a dropped connection: a different error.
+    with ScriptedOpenAI(faults=[Fault("hang", delay_s=GUARD_S)]) as server:
         outcome, _ = _run(server, [("a", "q", 4)], Sampling(samples=4, concurrency=4, timeout_s=0.2, retries=1))
-        elapsed = time.monotonic() - started
         served = server.count
     assert len(outcome.samples) == 4 and served == 8
-    assert all(s.error is not None and s.error.startswith("timeout: ") and s.attempts == 2 for s in outcome.samples)
-    assert elapsed < 2  # two attempts of 0.2 s and a short backoff, not the server's forever
+    assert all(s.error == "timeout: no reply within 0.2 s" and s.attempts == 2 for s in outcome.samples)
 
 
 def test_samples_that_keep_failing_are_recorded_not_lost() -> None:
@@ -282,7 +293,7 @@ def _logic_run(provider: Provider, spec: Sequence[tuple[str, int]], sampling: Sa
             sampling,
             {c.id: provider for c in cases},
             on_sample=recorder,
-            backoff=Backoff(base_s=0.001),
+            backoff=Backoff(base_s=0.001, sleep=Recorder().sleep),
             **kw,
         )
     )
@@ -321,28 +332,57 @@ def test_on_sample_errors_propagate() -> None:
 
 
 def test_cancellation_returns_every_sample_already_handed_over() -> None:
-    async def slow(request: Request) -> str:
-        await asyncio.sleep(0.02 if request.index < 3 else 10)
+    cancelled: list[int] = []
+
+    async def three_answers(request: Request) -> str:
+        if request.index >= 3:
+            try:
+                await asyncio.Event().wait()  # never answered: only the cancellation ends it
+            except asyncio.CancelledError:
+                cancelled.append(request.index)
+                raise
         return "x"
 
-    provider = Scripted(slow)
+    provider = Scripted(three_answers)
     config = ProviderConfig(type="openai", model="m")
     cases = [_case("a", "q", 10, config)]
     recorder = Recorder()
 
     async def go() -> SamplingOutcome:
+        three_in = asyncio.Event()
+
+        def on_sample(sample: Sample) -> None:
+            recorder(sample)
+            if len(recorder.samples) == 3:
+                three_in.set()
+
         task = asyncio.create_task(
-            sample_cases(cases, Sampling(samples=10, concurrency=2), {"a": provider}, on_sample=recorder)
+            sample_cases(cases, Sampling(samples=10, concurrency=2), {"a": provider}, on_sample=on_sample)
         )
-        while len(recorder.samples) < 3:
-            await asyncio.sleep(0.01)
+        await three_in.wait()
         task.cancel()
         return await task
 
-    started = time.monotonic()
     outcome = asyncio.run(go())
-    assert time.monotonic() - started < 3
-    assert outcome.interrupted and len(outcome.samples) == 3 and outcome.samples == recorder.samples
+    assert outcome.interrupted and outcome.samples == recorder.samples
+    assert sorted(s.index for s in outcome.samples) == [0, 1, 2]
+    assert sorted(cancelled) == [3, 4]  # both workers' requests were cancelled, not waited for
+
+
+def test_latency_and_wall_time_are_read_from_the_clock() -> None:
+    now = [0.0]
+    tries: Counter[int] = Counter()
+
+    async def slower_each_time(request: Request) -> Any:
+        tries[request.index] += 1
+        now[0] += (request.index + tries[request.index]) / 10  # request i's attempt k takes (i + k) tenths of a s
+        return ProviderError("busy", retryable=True, kind="http_503") if tries[request.index] == 1 else "x"
+
+    outcome = _logic_run(
+        Scripted(slower_each_time), [("a", 3)], Sampling(samples=3, concurrency=1), clock=lambda: now[0]
+    )
+    assert [s.latency_ms for s in outcome.samples] == [200.0, 300.0, 400.0]  # the successful attempt's
+    assert [s.attempts for s in outcome.samples] == [2, 2, 2] and outcome.wall_s == 1.5
 
 
 def test_nothing_to_sample() -> None:

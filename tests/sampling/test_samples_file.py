@@ -141,8 +141,10 @@ def test_duplicate_sample_is_bad_input(tmp_path: Path) -> None:
 
 
 def test_a_last_line_cut_by_an_interruption_is_dropped_with_a_warning(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # A CLI run earlier in the session stops the package logger propagating to the root, where caplog listens.
+    monkeypatch.setattr(logging.getLogger("stabilitygate"), "propagate", True)
     path = _write(tmp_path, _line(index=0) + "\n" + _line(index=1) + "\n" + _line(index=2)[:20])
     warnings: list[str] = []
     with caplog.at_level(logging.WARNING):

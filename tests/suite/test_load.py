@@ -1,4 +1,4 @@
-"""Suite loading: every rule of DESIGN section 4, each error one line with the file and the line."""
+"""Suite loading: every rule of docs/design.md §4, "The suite file", each error one line with the file and the line."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def test_good_suite_resolves_defaults_and_overrides(tmp_path: Path) -> None:
     assert letter.provider.params == {"temperature": 0, "seed": 8}
     assert borough.line == 11 and letter.line == 17
     assert borough.samples == 10
-    assert loaded.secret_env_names() == {"DEMO_KEY"}
+    assert loaded.secret_env_names() == {"DEMO_KEY", "OPENAI_API_KEY"}  # the default key is a secret too
 
 
 def test_definition_hash_changes_with_prompt_not_thresholds(tmp_path: Path) -> None:
@@ -112,7 +112,10 @@ def test_unset_api_key_variable_run_exits_2(tmp_path: Path) -> None:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     proc = subprocess.run(
         [sys.executable, "-m", "stabilitygate", "run", str(path), "--no-progress"],
-        capture_output=True, text=True, timeout=60, env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
     )
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr and "DEMO_KEY" in proc.stderr and f"{path}:6:" in proc.stderr
@@ -124,7 +127,7 @@ def test_unset_api_key_variable_run_exits_2(tmp_path: Path) -> None:
         (("answer: {json: /borough}", "answer: {json: /borough, choice: [A, B]}"), "exactly one of json, choice"),
         (("answer: {json: /borough}", "answer: {regex: '('}"), "regex does not compile"),
         (("answer: {json: /borough}", "answer: {json: '', schema: {type: 12}}"), "not a valid JSON Schema"),
-        (("  model: gpt-4o-mini\n", ""), "needs `model`"),
+        (("  model: gpt-4o-mini\n", ""), "provider type 'openai' needs `model`"),
         (("messages: [{role: user", "system: x\n    messages: [{role: user"), "`system` goes with `prompt`"),
         (("id: letter", "id: 'bad id'"), "cases[1].id"),
     ],
@@ -149,3 +152,174 @@ def test_odd_unknown_keys_are_named_as_written() -> None:
         with pytest.raises(BadInput) as info:
             parse_suite(GOOD + f"{key}: null\n", "s.yml")
         assert f"unknown key {key.strip(chr(39))!r}" in str(info.value) and str(info.value).startswith("s.yml:")
+
+
+# Suites of every provider type, with the definition hashes the code gave them before the provider
+# configs were split by type: committed baselines compare by these hashes, so they must not move.
+PINNED_SUITES = {
+    "openai": """\
+version: 1
+name: pin-openai
+provider: {type: openai, model: gpt-4o-mini, api_key_env: DEMO_KEY, params: {temperature: 0, seed: 7}}
+cases:
+  - id: borough
+    system: You answer in JSON.
+    prompt: 'Where? Reply {"borough": ...}'
+    answer: {json: /borough}
+  - id: letter
+    messages: [{role: user, content: "Q: A or B?"}]
+    answer: {choice: [A, B]}
+    provider: {params: {seed: 8}, base_url: "http://127.0.0.1:9/v1"}
+""",
+    "untyped": """\
+version: 1
+name: pin-untyped
+provider: {model: m, headers: {X-Team: "${TEAM}"}}
+cases:
+  - {id: plain, prompt: hi}
+""",
+    "anthropic": """\
+version: 1
+name: pin-anthropic
+provider: {type: anthropic, model: claude-x, params: {max_tokens: 50}}
+cases:
+  - {id: n, prompt: "2+2?", answer: {number: true}}
+""",
+    "http": """\
+version: 1
+name: pin-http
+provider:
+  type: http
+  url: http://127.0.0.1:9/answer
+  method: POST
+  body: '{"q": {{ prompt|tojson }}}'
+  completion_pointer: /answer
+cases:
+  - {id: h, prompt: "hello", answer: {text: {normalize: [strip, lower]}}}
+  - {id: g, prompt: "hello", provider: {type: command, command: [echo, hi], input: json}}
+""",
+    "command": """\
+version: 1
+name: pin-command
+provider: {type: command, command: "cat -", shell: true, params: {x: 1}}
+cases:
+  - {id: c, prompt: "x", answer: {regex: "(\\\\d+)"}}
+""",
+    "local": """\
+version: 1
+name: pin-local
+provider: {type: local, params: {temperature: 0, max_tokens: 24}}
+cases:
+  - {id: l, prompt: "Fruit? (A) x (B) y", answer: {choice: [A, B]}}
+  - {id: s, prompt: "y", provider: {model: /tmp/m.gguf, params: {seed: 3}}}
+""",
+}
+PINNED_HASHES = {
+    ("openai", "borough"): "sha256:a28f6661445bc688",
+    ("openai", "letter"): "sha256:b796b6d38771a37c",
+    ("untyped", "plain"): "sha256:e432173ea79a7c13",
+    ("anthropic", "n"): "sha256:f69e1a82f4282ff8",
+    ("http", "h"): "sha256:b2791721a97016fb",
+    ("http", "g"): "sha256:fdfbcce71e030a1f",
+    ("command", "c"): "sha256:9dbc8d4a1301d7a7",
+    ("local", "l"): "sha256:3cd202f8c203058b",
+    ("local", "s"): "sha256:1b5fc47179b9dc1f",
+}
+EXAMPLE_HASHES = {
+    "capital": "sha256:aa1cb6410a052605",
+    "letter": "sha256:5b994b45134caee9",
+    "arithmetic": "sha256:e877affbe4390245",
+    "haiku": "sha256:4fa33439e955fe58",
+    "sampled": "sha256:c7a1593689e98f0f",
+}
+
+
+def test_definition_hashes_are_pinned_for_every_provider_type() -> None:
+    found = {
+        (name, case.id): case.definition_hash
+        for name, text in PINNED_SUITES.items()
+        for case in parse_suite(text, f"{name}.yml").resolved_cases()
+    }
+    assert found == PINNED_HASHES
+
+
+def test_the_example_suite_keeps_its_definition_hashes() -> None:
+    example = Path(__file__).resolve().parents[2] / "examples" / "suite.yml"
+    assert {case.id: case.definition_hash for case in load_suite(example).resolved_cases()} == EXAMPLE_HASHES
+
+
+# -- providers: each type validates its own keys, merged from the suite's default and the case -------
+
+
+def test_a_key_the_type_does_not_take_names_its_line_and_the_keys_it_accepts() -> None:
+    text = GOOD.replace("  api_key_env: DEMO_KEY\n", "  api_key_env: DEMO_KEY\n  command: [echo]\n")
+    with pytest.raises(BadInput) as info:
+        parse_suite(text, "s.yml")
+    message = str(info.value)
+    assert message.startswith("s.yml:7: unknown key 'command' at provider"), message
+    assert "(expected one of: api_key_env, base_url, headers, model, params, type)" in message
+
+
+def test_a_case_override_error_points_at_the_case() -> None:
+    text = GOOD.replace("provider: {params: {seed: 8}}", "provider: {params: {seed: 8}, url: http://x}")
+    with pytest.raises(BadInput, match=r"^s\.yml:20: unknown key 'url' at cases\[1\]\.provider"):
+        parse_suite(text, "s.yml")
+
+
+def test_a_bad_param_points_at_whichever_mapping_wrote_it() -> None:
+    own = GOOD.replace("provider: {params: {seed: 8}}", "provider: {params: {seed: 2026-01-01}}")
+    with pytest.raises(BadInput, match=r"^s\.yml:20: cases\[1\]\.provider\.params: params must be plain JSON"):
+        parse_suite(own, "s.yml")
+    inherited = GOOD.replace("{temperature: 0, seed: 7}", "{temperature: 0, when: 2026-01-01}")
+    with pytest.raises(BadInput, match=r"^s\.yml:7: provider\.params: params must be plain JSON"):
+        parse_suite(inherited, "s.yml")
+
+
+def test_a_case_of_another_type_shares_nothing_with_the_default() -> None:
+    text = GOOD.replace("provider: {params: {seed: 8}}", "provider: {type: command, command: [cat], params: {seed: 8}}")
+    borough, letter = parse_suite(text, "s.yml").resolved_cases()
+    assert (borough.provider.type, letter.provider.type) == ("openai", "command")
+    assert letter.provider.params == {"seed": 8} and letter.provider.model is None
+    assert not hasattr(letter.provider, "base_url")
+    missing = GOOD.replace("provider: {params: {seed: 8}}", "provider: {type: http}")
+    with pytest.raises(BadInput, match=r"^s\.yml:20: case 'letter': provider type 'http' needs `url`"):
+        parse_suite(missing, "s.yml")
+
+
+def test_the_default_type_is_openai_with_its_default_base_url() -> None:
+    text = GOOD.replace("  type: openai\n", "")
+    borough = parse_suite(text, "s.yml").resolved_cases()[0]
+    assert type(borough.provider).__name__ == "OpenAIConfig"
+    assert borough.provider.type == "openai" and borough.provider.base_url == "https://api.openai.com/v1"
+
+
+def test_anthropic_needs_its_default_key_variable_at_run_time() -> None:
+    text = GOOD.replace("type: openai", "type: anthropic").replace("  api_key_env: DEMO_KEY\n", "")
+    loaded = parse_suite(text, "s.yml")
+    assert loaded.secret_env_names() == {"ANTHROPIC_API_KEY"}
+    with pytest.raises(BadInput, match=r"^s\.yml:3: case 'borough': the variable ANTHROPIC_API_KEY holding"):
+        check_environment(loaded, {})
+    check_environment(loaded, {"ANTHROPIC_API_KEY": "sk-ant-x"})
+
+
+@pytest.mark.parametrize(
+    ("provider", "case_provider", "message"),
+    [
+        ("{type: [a]}", "", "s.yml:3: provider.type: unknown provider type ['a']"),
+        ("{model: m}", ", provider: {type: {x: 1}}", "s.yml:5: cases[0].provider.type: unknown provider type"),
+        ("{model: m, params: {a: 1}}", ", provider: {params: 3}", "s.yml:5: cases[0].provider.params: Input should"),
+        ("{type: command, command: []}", "", "s.yml:3: provider.command: expected a program to run"),
+    ],
+)
+def test_odd_provider_values_are_one_line_errors(provider: str, case_provider: str, message: str) -> None:
+    text = f"version: 1\nname: s\nprovider: {provider}\ncases:\n  - {{id: a, prompt: hi{case_provider}}}\n"
+    with pytest.raises(BadInput) as info:
+        parse_suite(text, "s.yml")
+    assert str(info.value).startswith(message)
+
+
+def test_a_null_provider_key_counts_as_unset() -> None:
+    text = "version: 1\nname: s\nprovider: {type: null, model: m, params: {a: 1}}\ncases:\n"
+    text += "  - {id: a, prompt: hi, provider: {model: null, params: {b: 2}}}\n"
+    (case,) = parse_suite(text, "s.yml").resolved_cases()
+    assert (case.provider.type, case.provider.model, case.provider.params) == ("openai", "m", {"a": 1, "b": 2})

@@ -1,0 +1,230 @@
+"""The library API: `run`, `score` and `merge` return a `Report` and write nothing unless asked.
+
+The CLI (`stabilitygate.cli`) and the Action (`stabilitygate.github.action`) are thin layers over
+these three functions (docs/design.md, "Library API"). "Asked" means: `update_baseline=True`
+writes the baseline, `samples_out=PATH` appends the samples as they arrive; report files are the
+caller's (`stabilitygate.report.files.write_report_files`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from stabilitygate.errors import BadInput
+from stabilitygate.judge.gate import FailOn
+from stabilitygate.pipeline.changed import ChangedSelection, current_commit, select_changed, unsampled_unchanged
+from stabilitygate.pipeline.evaluate import BaselineFile, Judging, evaluate, make_embedder, read_baseline_file
+from stabilitygate.pipeline.options import Shard
+from stabilitygate.pipeline.run import draw_samples, sampling_settings
+from stabilitygate.pipeline.score import (
+    ScoredSamples,
+    cases_of_samples,
+    check_shards,
+    merged_sampling,
+    read_sample_files,
+    samples_file_of,
+    shard_sample_counts,
+)
+from stabilitygate.pipeline.select import select_cases
+from stabilitygate.results import Report, SamplingFacts
+from stabilitygate.samples import Sample
+from stabilitygate.secrets import collect_secrets
+from stabilitygate.suite.load import LoadedSuite, check_environment, load_suite
+
+log = logging.getLogger("stabilitygate")
+SuiteLike = LoadedSuite | str | os.PathLike[str]
+PathLike = str | os.PathLike[str]
+
+
+def run(
+    suite: SuiteLike,
+    *,
+    baseline: PathLike | None = None,
+    update_baseline: bool = False,
+    fail_on: FailOn = "regression",
+    samples: int | None = None,
+    concurrency: int | None = None,
+    cases: Sequence[str] = (),
+    shard: Shard | None = None,
+    early_stop: bool | None = None,
+    samples_out: PathLike | None = None,
+    progress: bool | None = False,
+    changed_only: bool = False,
+    commit: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    embedding_cache: PathLike | None = None,
+) -> Report:
+    """Sample every case of `suite` N times, measure, judge against the baseline; the Report.
+
+    `changed_only` samples only the cases whose definition changed since the baseline (and
+    `sampling.canaries` unchanged ones, picked from `commit`: default $GITHUB_SHA or git's HEAD).
+    `environ` holds the providers' keys (default: the process environment); `embedding_cache` is
+    the embedding cache's directory ("off" for none; default: the user's cache directory).
+    """
+    loaded = _loaded(suite)
+    env = os.environ if environ is None else environ
+    chosen = select_cases(loaded.resolved_cases(), cases)
+    if samples is not None:
+        if samples < 2:
+            raise BadInput(f"samples must be at least 2, not {samples}")
+        chosen = [c.model_copy(update={"samples": samples}) for c in chosen]
+    check_environment(loaded, env)
+    judging = Judging(_path(baseline), update_baseline, fail_on)
+    baseline_file = read_baseline_file(loaded, judging, tolerate_bad=changed_only)  # before any token is spent
+    selection = None
+    if changed_only:
+        selection = select_changed(
+            chosen,
+            baseline_file.contents,
+            canaries=loaded.suite.sampling.canaries,
+            commit=commit if commit is not None else current_commit(env, Path(loaded.path).parent),
+        )
+        _say_what_changed_only_does(selection, baseline_file)
+        chosen = selection.sampled
+    chosen = select_cases(chosen, shard=shard)
+    embedder = make_embedder(loaded, _cache(embedding_cache))
+    if embedder is not None and chosen:
+        embedder.start_loading()  # the model loads while the first requests are in flight
+    secrets = sorted(collect_secrets(chosen, env))
+    sampled = draw_samples(
+        chosen,
+        sampling_settings(loaded, concurrency, early_stop),
+        env,
+        secrets=secrets,
+        samples_out=_path(samples_out),
+        progress=progress,
+        shard=shard,
+    )
+    return evaluate(
+        loaded,
+        chosen,
+        sampled.samples,
+        judging=judging,
+        requested={c.id: c.samples for c in chosen},
+        baseline=baseline_file,
+        embedder=embedder,
+        sampling=sampled.facts,
+        # A shard reports only what it sampled; the merge job adds the unchanged cases once.
+        unchanged=selection.unchanged if selection is not None and shard is None else (),
+        changed_only=changed_only,
+    )
+
+
+def _say_what_changed_only_does(selection: ChangedSelection, baseline: BaselineFile) -> None:
+    if selection.everything_because is not None or baseline.problem is not None:
+        why = baseline.problem or selection.everything_because
+        log.warning("changed-only: %s: sampling every case", why)
+        return
+    canaries = f" (+ {len(selection.canaries)} canaries: {', '.join(selection.canaries)})" if selection.canaries else ""
+    log.info(
+        "changed-only: sampling %d changed or new cases%s; %d unchanged cases keep their baseline figures",
+        len(selection.sampled) - len(selection.canaries),
+        canaries,
+        len(selection.unchanged),
+    )
+
+
+def score(
+    samples: Iterable[Sample] | Sequence[PathLike],
+    *,
+    suite: SuiteLike,
+    baseline: PathLike | None = None,
+    update_baseline: bool = False,
+    fail_on: FailOn = "regression",
+    embedding_cache: PathLike | None = None,
+) -> Report:
+    """The Report of samples drawn earlier (`Sample` objects or samples JSONL files), calling no model."""
+    loaded = _loaded(suite)
+    items = list(samples)
+    paths = [Path(p) for p in items if isinstance(p, str | os.PathLike)]
+    drawn = read_sample_files(paths) if paths else [s for s in items if isinstance(s, Sample)]
+    scored = cases_of_samples(loaded, drawn, source=str(paths[0]) if paths else None)
+    return _judge_scored(loaded, scored, baseline, update_baseline, fail_on, embedding_cache)
+
+
+def merge(
+    reports: Sequence[PathLike],
+    *,
+    suite: SuiteLike | None = None,
+    baseline: PathLike | None = None,
+    update_baseline: bool = False,
+    fail_on: FailOn = "regression",
+    embedding_cache: PathLike | None = None,
+) -> Report:
+    """Join the reports of `run --shard K/N` jobs: their samples judged together, so Holm sees every case."""
+    from stabilitygate.report.schema import read_report
+
+    paths = [Path(p) for p in reports]
+    shards = [read_report(p) for p in paths]
+    check_shards([(str(p), r) for p, r in zip(paths, shards, strict=True)])
+    loaded = _loaded(suite if suite is not None else _suite_of(shards))
+    drawn = read_sample_files([samples_file_of(r, p) for r, p in zip(shards, paths, strict=True)])
+    scored = cases_of_samples(loaded, drawn, shard_sample_counts(shards), source=str(paths[0]))
+    changed_only = any(r.run.changed_only for r in shards)
+    return _judge_scored(
+        loaded,
+        scored,
+        baseline,
+        update_baseline,
+        fail_on,
+        embedding_cache,
+        sampling=merged_sampling(shards),
+        changed_only=changed_only,
+    )
+
+
+def _judge_scored(
+    loaded: LoadedSuite,
+    scored: ScoredSamples,
+    baseline: PathLike | None,
+    update_baseline: bool,
+    fail_on: FailOn,
+    embedding_cache: PathLike | None,
+    sampling: SamplingFacts | None = None,
+    changed_only: bool = False,
+) -> Report:
+    judging = Judging(_path(baseline), update_baseline, fail_on)
+    baseline_file = read_baseline_file(loaded, judging)
+    # The cases a changed-only matrix did not sample keep their baseline figures, as in one job.
+    unchanged = unsampled_unchanged(loaded, scored, baseline_file.contents) if changed_only else []
+    quiet = {c.id for c, _ in unchanged}
+    for note in scored.notes:
+        if not (quiet and note.startswith("note: no samples")):
+            log.warning(note)
+    return evaluate(
+        loaded,
+        scored.cases,
+        scored.samples,
+        judging=judging,
+        requested=scored.requested,
+        baseline=baseline_file,
+        embedder=make_embedder(loaded, _cache(embedding_cache)),
+        sampling=sampling,
+        unchanged=unchanged,
+        changed_only=changed_only,
+    )
+
+
+def _suite_of(reports: Sequence[Report]) -> str:
+    paths = {r.suite.path for r in reports}
+    if len(paths) != 1:
+        raise BadInput(f"the reports come from different suites: {', '.join(sorted(paths))}")
+    return paths.pop()
+
+
+def _loaded(suite: SuiteLike) -> LoadedSuite:
+    return suite if isinstance(suite, LoadedSuite) else load_suite(suite)
+
+
+def _path(value: PathLike | None) -> Path | None:
+    return None if value is None else Path(value)
+
+
+def _cache(value: PathLike | None) -> str | None:
+    return None if value is None else os.fspath(value)
+
+
+__all__ = ["merge", "run", "score"]

@@ -1,0 +1,58 @@
+"""Reading the gate's own JSON files (baselines, reports) strictly: one line naming the file when they are bad.
+
+Files that the gate wrote and a person or a job handed back are input like any other: a damaged,
+truncated or foreign file is exit 2 with the file, the place and what was expected, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from stabilitygate.errors import BadInput
+
+_MESSAGE_LIMIT = 200
+
+
+def read_json_file(path: str | os.PathLike[str], *, what: str, hint: str) -> Any:
+    """The JSON document at `path`; FileNotFoundError passes through (a missing file may be fine).
+
+    `what` names the kind of file in messages ("the baseline"), `hint` says how to get a good one.
+    """
+    shown = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise BadInput(f"cannot read {what}: {exc.strerror or exc}", path=shown) from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"{what} is not UTF-8 text: {hint}", path=shown) from exc
+    if "\n<<<<<<< " in f"\n{text}" or "\n>>>>>>> " in text:
+        raise BadInput(f"{what} has unresolved merge-conflict markers: resolve them or {hint}", path=shown)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadInput(
+            f"{what} is not valid JSON ({exc.msg}, column {exc.colno}); it may be truncated: {hint}",
+            path=shown,
+            line=exc.lineno,
+        ) from exc
+    except RecursionError as exc:
+        raise BadInput(f"{what} is not valid JSON: nested too deeply", path=shown) from exc
+
+
+def check_against(data: Any, validator: Draft202012Validator, *, what: str, source: str | None) -> None:
+    """BadInput naming the first place (in document order) where `data` breaks the schema."""
+    error = next(iter(sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))), None)
+    if error is None:
+        return
+    where = "/".join(str(p) for p in error.absolute_path) or "the top level"
+    message = error.message if len(error.message) <= _MESSAGE_LIMIT else error.message[: _MESSAGE_LIMIT - 1] + "…"
+    raise BadInput(f"not {what} this version can read: at {where}: {message}", path=source)

@@ -1,0 +1,30 @@
+"""Each case's primary agreement metric, which the thresholds, the baseline comparison and the
+report share (docs/design.md, "Judging").
+
+The judge computes it once per case and carries it in `CaseVerdict.primary`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stabilitygate.results import Agreement, CaseMeasurement
+from stabilitygate.suite.model import ResolvedCase
+
+
+def primary_agreement(case: ResolvedCase, m: CaseMeasurement) -> Agreement | None:
+    """parsed_agreement with a parser, else semantic_agreement when measured, else mode_share."""
+    n = m.samples_ok
+    if n <= 0:
+        return None
+    if case.answer is not None:
+        return Agreement("parsed_agreement", _top_count(m.answers), n)
+    semantic = m.metrics.get("semantic_agreement")
+    if semantic is not None:
+        return Agreement("semantic_agreement", round(float(semantic) * n), n)
+    return Agreement("mode_share", _top_count(m.completions), n)
+
+
+def _top_count(rows: list[dict[str, Any]]) -> int:
+    """The count of the most common row; 0 when there is none (every parse failed)."""
+    return int(rows[0]["count"]) if rows else 0

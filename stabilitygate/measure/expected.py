@@ -1,0 +1,42 @@
+"""Whether an answer is the case's `expected` one (docs/design.md, "Expected answers").
+
+A plain value is put in the canonical form its parser gives and compared with ==, so 19, 19.0 and
+"19" are one number answer. A matcher, {contains: TEXT} or {regex: PATTERN}, tests answers that are
+text: the `text` and `regex` parsers' answers, or the completion itself when the case has no parser.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from stabilitygate.measure.parsers import normalize_expected, normalize_text
+from stabilitygate.suite.model import TEXT_ANSWER_KINDS, AnswerSpec, ContainsExpected, expected_matcher
+
+#: A test of one answer: the parsed value, or the completion when the case has no parser.
+AnswerTest = Callable[[Any], bool]
+
+
+def expected_test(spec: AnswerSpec | None, expected: Any) -> AnswerTest:
+    """The test `expected` sets for the answers of a case parsed by `spec` (None: no parser)."""
+    if isinstance(expected, dict) and (spec is None or spec.kind in TEXT_ANSWER_KINDS):
+        return _matcher_test(spec, expected)
+    if spec is None:
+        target = (expected if isinstance(expected, str) else json.dumps(expected, ensure_ascii=False)).strip()
+        return lambda completion: isinstance(completion, str) and completion.strip() == target
+    canonical = normalize_expected(spec, expected)
+    return lambda value: bool(value == canonical)
+
+
+def _matcher_test(spec: AnswerSpec | None, expected: dict[Any, Any]) -> AnswerTest:
+    matcher = expected_matcher(expected)
+    if isinstance(matcher, ContainsExpected):
+        # The needle goes through the answer's own normalization, so {contains: Paris} finds
+        # "paris" in a lowercased answer; one that normalizes to nothing matches nothing.
+        steps = spec.text.normalize if spec is not None and spec.text is not None else []
+        needle = normalize_text(matcher.contains, steps)
+        return lambda answer: bool(needle) and isinstance(answer, str) and needle in answer
+    pattern = re.compile(matcher.regex)
+    return lambda answer: isinstance(answer, str) and pattern.search(answer) is not None

@@ -1,0 +1,60 @@
+"""Config keys that several provider types share, and the ${VAR} expansion of header values.
+
+Each provider type's config model (its `config_model`) is a subclass of one of these; the keys a
+type does not declare are errors in the suite file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+from pydantic import Field
+
+from stabilitygate.errors import BadInput
+from stabilitygate.suite.model import ProviderConfig
+
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class KeyedConfig(ProviderConfig):
+    """A provider that may read an API key from the environment."""
+
+    api_key_env: str | None = Field(
+        None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="NAME of the variable holding the key"
+    )
+
+
+class HeaderedConfig(KeyedConfig):
+    """A provider that sends HTTP headers of the suite's choosing."""
+
+    headers: dict[str, str] | None = Field(None, description="Extra HTTP headers (values may use ${VAR})")
+
+
+class EndpointConfig(HeaderedConfig):
+    """A provider speaking a vendor's API at a root URL that has a default."""
+
+    base_url: str | None = Field(None, description="API root, e.g. https://api.openai.com/v1")
+
+
+def header_variables(headers: Mapping[str, str]) -> set[str]:
+    """The ${NAME}s the header values reference."""
+    return {name for value in headers.values() for name in _VAR.findall(value)}
+
+
+def expand_headers(headers: Mapping[str, str], variables: Mapping[str, str]) -> dict[str, str]:
+    """Header values with each ${NAME} replaced; the caller has checked every name is defined."""
+    return {key: _VAR.sub(lambda m: variables[m.group(1)], value) for key, value in headers.items()}
+
+
+def check_header_variables(
+    headers: Mapping[str, str], environ: Mapping[str, str], provided: Iterable[str] = ()
+) -> list[str]:
+    """The values of the environment variables the headers use (secrets to redact); BadInput if unset."""
+    values = []
+    for name in sorted(header_variables(headers) - set(provided)):
+        value = environ.get(name)
+        if value is None:
+            raise BadInput(f"provider.headers: the variable {name} used as ${{{name}}} is not set")
+        values.append(value)
+    return values
