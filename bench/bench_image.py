@@ -11,8 +11,8 @@ INPUT_* variables) against a scripted OpenAI-compatible server on loopback, time
 to the server's first request and to the container's exit (a suite of 2 cases x 4 samples, the
 semantic layer on), median of --runs, the first (cold) run shown apart.
 
-Target: <= 450 MB for the Action's image. Prints one table; without a Docker engine it says so and
-exits 0 (the figures then cannot be measured here).
+Target: <= 450 MB for the Action's image. Prints two tables; without a Docker engine or the images
+it says so and exits 0 (the figures then cannot be measured here).
 """
 
 from __future__ import annotations
@@ -185,8 +185,9 @@ def main(argv: list[str] | None = None) -> int:
     tags = [t for t in (args.image, args.local_image) if t]
     missing = [t for t in tags if not image_exists(t)]
     if missing:
-        print(f"image(s) not built: {', '.join(missing)} (scripts/container_smoke_test.sh builds the Action's image)")
-        return 0 if args.image not in missing else 1
+        print(f"not built: {', '.join(missing)}: image figures not measured (scripts/container_smoke_test.sh builds")
+        print("the Action's image; `docker build --target local` the other)")
+        return 0
     print("| image | size (MB) | target | compressed, gzip -6 (MB) | layers | torch inside |")
     print("| --- | ---: | --- | ---: | ---: | --- |")
     for tag in tags:

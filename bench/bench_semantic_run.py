@@ -2,8 +2,9 @@
 side by side with the floor: a bare asyncio httpx client doing the same requests.
 
 The promptfoo-shaped suite: 6 cases x 20 samples, concurrency 8, against the scripted OpenAI server
-on loopback (in its own process) with 200 ms latency; each case's completions are 10 distinct
-sentences (60 distinct texts in the run), so the semantic layer has real embedding work. Every
+on loopback (in its own process) with 200 ms latency; by default each case's completions are 10
+distinct sentences (60 distinct texts in the run; `--distinct 20` makes every sample different), so
+the semantic layer has real embedding work. Every
 measured command is a fresh process, timed from its start to its exit (the interpreter's start
 included), and its peak RSS is read from os.wait4. Rounds interleave the four commands; the median
 of the rounds is reported. promptfoo joins the table where it is installed.
@@ -11,7 +12,7 @@ of the rounds is reported. promptfoo joins the table where it is installed.
 Targets (ratios to the floor): semantic off <= 1.15; semantic on, empty cache <= 1.35; peak RSS of
 the cold semantic run <= 350 MB.
 
-    .venv/bin/python bench/bench_semantic_run.py [--rounds 3]
+    .venv/bin/python bench/bench_semantic_run.py [--rounds 3] [--distinct 10]
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ LATENCY_S = 0.2
 CASES = 6
 SAMPLES = 20
 CONCURRENCY = 8
-DISTINCT_PER_CASE = 10
+DISTINCT_PER_CASE = 10  # --distinct N changes it (20: every sample different)
 TOPICS = ("Feynman", "Curie", "Turing", "Lovelace", "Noether", "Ramanujan")
 TARGETS = {"semantic off": 1.15, "semantic on, empty cache": 1.35}
 RSS_TARGET_MB = 350.0
@@ -71,16 +72,16 @@ def prompts() -> list[str]:
     return [f"In one sentence: who was {topic} and what is {topic} known for?" for topic in TOPICS[:CASES]]
 
 
-def completions(prompt: str, topic: str) -> list[tuple[str, int]]:
-    """Ten distinct, similar answers, served in a cycle (each twice in 20 samples)."""
+def completions(topic: str, distinct: int) -> list[tuple[str, int]]:
+    """`distinct` different, similar answers, served in a cycle."""
     openings = ("", "In short, ", "Briefly: ", "Well, ", "To answer: ")
-    endings = (" That is the usual summary.", " Historians agree on this.")
+    endings = (" That is the usual summary.", " Historians agree on this.", "", " So the books say.")
     texts = [
         f"{opening}{topic} was a scientist known for foundational work in the field.{ending}"
         for opening in openings
         for ending in endings
     ]
-    return [(text, 1) for text in texts[:DISTINCT_PER_CASE]]
+    return [(text, 1) for text in texts[:distinct]]
 
 
 def write_files(directory: Path, base_url: str) -> dict[str, Path]:
@@ -103,10 +104,10 @@ def write_files(directory: Path, base_url: str) -> dict[str, Path]:
     return suites
 
 
-def server_script(directory: Path) -> Path:
+def server_script(directory: Path, distinct: int) -> Path:
     script = {
         "latency_s": LATENCY_S,
-        "completions": {p: completions(p, t) for p, t in zip(prompts(), TOPICS, strict=False)},
+        "completions": {p: completions(t, distinct) for p, t in zip(prompts(), TOPICS, strict=False)},
         "default": "unscripted",
     }
     path = directory / "script.json"
@@ -150,10 +151,25 @@ def promptfoo_command(directory: Path, base_url: str) -> list[str] | None:
     ]  # fmt: skip
 
 
-def report_parts(path: Path) -> tuple[str, str]:
-    """(the cases and the embedding facts, as JSON) of a report: what a warm cache must not change."""
-    data = json.loads(path.read_text())
-    return json.dumps(data.get("cases"), sort_keys=True), json.dumps(data.get("embedding"), sort_keys=True)
+def same_report_cold_and_warm(work: Path, suite: Path, samples: Path, warm_cache: Path, env: dict[str, str]) -> bool:
+    """Whether scoring the same samples with an empty and with a warm cache writes byte-identical reports.
+
+    (Two runs' reports may differ anyway: which completion a sample index gets depends on the order
+    in which concurrent requests reach the server.)
+    """
+    reports = []
+    for name, cache in (("cold", work / "scoring-cache"), ("warm", warm_cache)):
+        report = work / f"scored-{name}.json"
+        command = [*GATE, "score", str(samples), "--suite", str(suite), "--baseline", str(work / "none.json")]
+        subprocess.run(
+            [*command, "--report-json", str(report), "--fail-on", "never"],
+            cwd=ROOT,
+            env={**env, "STABILITYGATE_CACHE_DIR": str(cache)},
+            stdout=subprocess.DEVNULL,
+            check=True,
+        )
+        reports.append(report.read_bytes())
+    return reports[0] == reports[1]
 
 
 def run_round(
@@ -174,12 +190,22 @@ def run_round(
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--distinct", type=int, default=DISTINCT_PER_CASE, help="distinct completions per case")
     args = parser.parse_args(argv)
+    distinct = max(1, min(args.distinct, SAMPLES))
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-bench", "HF_HUB_OFFLINE": "1"}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         server = subprocess.Popen(
-            [sys.executable, "-m", "tests.support.openai_server", "--port", "0", "--script", str(server_script(work))],
+            [
+                sys.executable,
+                "-m",
+                "tests.support.openai_server",
+                "--port",
+                "0",
+                "--script",
+                str(server_script(work, distinct)),
+            ],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             text=True,
@@ -189,22 +215,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             base_url = server.stdout.readline().strip()
             suites = write_files(work, base_url)
             warm_cache = work / "warm-cache"
-            warmed = measure(
-                gate_command(suites["on"], work / "warming.json"), {**env, "STABILITYGATE_CACHE_DIR": str(warm_cache)}
-            )
+            samples = work / "samples.jsonl"
+            warming = [*gate_command(suites["on"], work / "warming.json"), "--samples-out", str(samples)]
+            warmed = measure(warming, {**env, "STABILITYGATE_CACHE_DIR": str(warm_cache)})
             rounds = [run_round(work, base_url, suites, warm_cache, env, n) for n in range(args.rounds)]
             pf_command = promptfoo_command(work, base_url)
             promptfoo = measure(pf_command, env) if pf_command is not None else None
-            same_report = report_parts(work / "cold-0.json") == report_parts(work / "warm-0.json")
+            same_report = same_report_cold_and_warm(work, suites["on"], samples, warm_cache, env)
         finally:
             server.terminate()
             server.wait(timeout=10)
-    print_table(rounds, promptfoo, warmed, same_report)
+    print_table(rounds, promptfoo, warmed, same_report, distinct)
     return 0
 
 
 def print_table(
-    rounds: list[dict[str, Measured]], promptfoo: Measured | None, warmed: Measured, same_report: bool
+    rounds: list[dict[str, Measured]], promptfoo: Measured | None, warmed: Measured, same_report: bool, distinct: int
 ) -> None:
     labels = list(rounds[0])
     median = {label: statistics.median(r[label].wall_s for r in rounds) for label in labels}
@@ -213,7 +239,7 @@ def print_table(
     floor = median[labels[0]]
     print(
         f"{CASES} cases x {SAMPLES} samples, concurrency {CONCURRENCY}, {LATENCY_S * 1000:.0f} ms scripted server, "
-        f"{CASES * DISTINCT_PER_CASE} distinct texts; median of {len(rounds)} rounds, each command a fresh process"
+        f"{CASES * distinct} distinct texts; median of {len(rounds)} rounds, each command a fresh process"
     )
     print("| run | wall (s) | ratio to floor | target | peak RSS (MB) | exit |")
     print("| --- | ---: | ---: | --- | ---: | --- |")
@@ -232,7 +258,8 @@ def print_table(
             f"{promptfoo.rss_mb:.0f} | [{promptfoo.exit_code}] |"
         )
     print(f"warm-up run that filled the warm cache: {warmed.wall_s:.2f} s, exit {warmed.exit_code}")
-    print(f"cold and warm reports: {'identical cases and embedding facts' if same_report else 'DIFFERENT'}")
+    verdict = "byte-identical" if same_report else "DIFFERENT"
+    print(f"the warm-up run's samples scored with an empty and with the warm cache: reports {verdict}")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@
 # github_network_<id>, as the runner does for a job with services:; where it cannot make one
 # either, --network host, the one flag that then differs. It says which.
 #
-# Runs: a pull request (a case fails: exit 1), update-baseline (exit 0), then the fork-safe pair's
+# Runs: a pull request (a case fails: exit 1); on a bridge, the same suite with a 127.0.0.1 model URL
+# (exit 3: 127.0.0.1 is the container, as on a runner); update-baseline (exit 0); the fork-safe pair's
 # part 2 on workflow_run: `comment-from` the first run's report.json (the gate renders and updates
 # the sticky comment) and `comment-from` a file that is no report (exit 2, nothing posted).
 # Checks: the exit codes, the report, $GITHUB_OUTPUT, $GITHUB_STEP_SUMMARY, the annotation at the
@@ -94,6 +95,17 @@ $SUDO mkdir -p "$MEASURED"
 $SUDO cp "$WS/.stabilitygate/report.json" "$MEASURED/report.json"
 echo '{"not": "a report"}' | $SUDO tee "$MEASURED/bad.json" >/dev/null
 $SUDO chown -R "$OWNER_UID:$OWNER_GID" "$MEASURED"
+
+# ---- 5b. on a bridge, as on a runner, 127.0.0.1 is the container itself: a suite that points
+# there cannot reach the model server on the host (exit 3), though the same URL works on the host
+if [ "$JOB_NETWORK" != host ]; then
+  sed -e "s#base_url: .*#base_url: ${MODEL_URL/$HOST_ADDR/127.0.0.1}#" -e 's#retries: 2#retries: 0#' \
+    -e 's#^name: smoke#name: loopback#' "$WS/.stability/suite.yml" | $SUDO tee "$WS/.stability/loopback.yml" >/dev/null
+  $SUDO chown "$OWNER_UID:$OWNER_GID" "$WS/.stability/loopback.yml"
+  say "run 1b: a suite with a 127.0.0.1 model URL"
+  run_action loopback --input suite=.stability/loopback.yml --input comment=false
+  [ "$RC" = 3 ] || fail "run 1b: expected exit code 3 (the container cannot reach 127.0.0.1 of the host), got $RC"
+fi
 
 # ---- 6. a baseline run: update-baseline -> exit 0 and the baseline written, no comment
 say "run 2: update-baseline"

@@ -2,8 +2,10 @@
 # Make a Docker engine answer on this machine, starting one if needed.
 #
 # On a CI runner the engine is already there and this only checks it. On a bare build machine
-# (no systemd, no bridge networking, no registry) it installs docker.io from the distribution and
-# starts dockerd with networking features off: builds and runs then use `--network host`.
+# (no systemd, no default bridge, no registry) it installs docker.io from the distribution and
+# starts dockerd without the default bridge or iptables rules: builds use `--network host`, and the
+# smoke tests run the container on a bridge network they create, as the runner does for a job
+# with `services:` (scripts/smoke_lib.sh).
 # Exit 0 when `docker info` answers, 1 (with the reason on stderr) when no engine can run here.
 set -euo pipefail
 
@@ -35,7 +37,7 @@ fi
 
 mkdir -p "$DATA_ROOT"
 echo "starting dockerd (data root $DATA_ROOT, log $LOG) ..." >&2
-# No bridge, iptables or NAT: sandboxes rarely allow them; host networking is enough for builds and runs.
+# No default bridge, iptables or NAT: sandboxes rarely allow them; user-defined bridges still work.
 nohup dockerd --data-root "$DATA_ROOT" --bridge=none --iptables=false --ip-forward=false --ip-masq=false \
   >"$LOG" 2>&1 &
 for _ in $(seq 1 60); do

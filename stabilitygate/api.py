@@ -33,6 +33,7 @@ from stabilitygate.results import Report, SamplingFacts
 from stabilitygate.samples import Sample
 from stabilitygate.secrets import collect_secrets
 from stabilitygate.suite.load import LoadedSuite, check_environment, load_suite
+from stabilitygate.suite.model import ResolvedCase
 
 log = logging.getLogger("stabilitygate")
 SuiteLike = LoadedSuite | str | os.PathLike[str]
@@ -66,44 +67,32 @@ def run(
     """
     loaded = _loaded(suite)
     env = os.environ if environ is None else environ
-    chosen = select_cases(loaded.resolved_cases(), cases)
-    if samples is not None:
-        if samples < 2:
-            raise BadInput(f"samples must be at least 2, not {samples}")
-        chosen = [c.model_copy(update={"samples": samples}) for c in chosen]
     check_environment(loaded, env)
     judging = Judging(_path(baseline), update_baseline, fail_on)
     baseline_file = read_baseline_file(loaded, judging, tolerate_bad=changed_only)  # before any token is spent
-    selection = None
-    if changed_only:
-        selection = select_changed(
-            chosen,
-            baseline_file.contents,
-            canaries=loaded.suite.sampling.canaries,
-            commit=commit if commit is not None else current_commit(env, Path(loaded.path).parent),
-        )
-        _say_what_changed_only_does(selection, baseline_file)
-        chosen = selection.sampled
-    chosen = select_cases(chosen, shard=shard)
+    chosen = _chosen_cases(loaded, cases, samples)
+    selection = _changed_cases(loaded, chosen, baseline_file, env, commit) if changed_only else None
+    to_sample = select_cases(selection.sampled if selection is not None else chosen, shard=shard)
     embedder = make_embedder(loaded, _cache(embedding_cache))
-    if embedder is not None and chosen:
+    if embedder is not None and to_sample:
         embedder.start_loading()  # the model loads while the first requests are in flight
-    secrets = sorted(collect_secrets(chosen, env))
     sampled = draw_samples(
-        chosen,
+        to_sample,
         sampling_settings(loaded, concurrency, early_stop),
         env,
-        secrets=secrets,
+        secrets=sorted(collect_secrets(to_sample, env)),
         samples_out=_path(samples_out),
         progress=progress,
         shard=shard,
+        # Completions are embedded while the rest are still being sampled.
+        on_completion=(lambda text: embedder.prefetch((text,))) if embedder is not None else None,
     )
     return evaluate(
         loaded,
-        chosen,
+        to_sample,
         sampled.samples,
         judging=judging,
-        requested={c.id: c.samples for c in chosen},
+        requested={c.id: c.samples for c in to_sample},
         baseline=baseline_file,
         embedder=embedder,
         sampling=sampled.facts,
@@ -111,6 +100,34 @@ def run(
         unchanged=selection.unchanged if selection is not None and shard is None else (),
         changed_only=changed_only,
     )
+
+
+def _chosen_cases(loaded: LoadedSuite, case_ids: Sequence[str], samples: int | None) -> list[ResolvedCase]:
+    """The cases `--case` names (all by default), with `--samples` applied."""
+    chosen = select_cases(loaded.resolved_cases(), case_ids)
+    if samples is None:
+        return chosen
+    if samples < 2:
+        raise BadInput(f"samples must be at least 2, not {samples}")
+    return [c.model_copy(update={"samples": samples}) for c in chosen]
+
+
+def _changed_cases(
+    loaded: LoadedSuite,
+    chosen: Sequence[ResolvedCase],
+    baseline: BaselineFile,
+    environ: Mapping[str, str],
+    commit: str | None,
+) -> ChangedSelection:
+    """What a changed-only run samples, said in one log line."""
+    selection = select_changed(
+        chosen,
+        baseline.contents,
+        canaries=loaded.suite.sampling.canaries,
+        commit=commit if commit is not None else current_commit(environ, Path(loaded.path).parent),
+    )
+    _say_what_changed_only_does(selection, baseline)
+    return selection
 
 
 def _say_what_changed_only_does(selection: ChangedSelection, baseline: BaselineFile) -> None:

@@ -18,10 +18,24 @@ from stabilitygate.errors import BadInput
 _MESSAGE_LIMIT = 200
 
 
-def read_json_file(path: str | os.PathLike[str], *, what: str, hint: str) -> Any:
+#: Schema fragments both of the gate's own files use.
+COUNT_SCHEMA: dict[str, Any] = {"type": "integer", "minimum": 0}
+AGREEMENT_SCHEMA: dict[str, Any] = {
+    "type": ["object", "null"],
+    "required": ["metric", "k", "n"],
+    "properties": {
+        "metric": {"enum": ["parsed_agreement", "semantic_agreement", "mode_share"]},
+        "k": COUNT_SCHEMA,
+        "n": COUNT_SCHEMA,
+    },
+}
+
+
+def read_json_file(path: str | os.PathLike[str], *, what: str, hint: str, restore: str | None = None) -> Any:
     """The JSON document at `path`; FileNotFoundError passes through (a missing file may be fine).
 
-    `what` names the kind of file in messages ("the baseline"), `hint` says how to get a good one.
+    `what` names the kind of file in messages ("the baseline"), `hint` says how to get a good one,
+    `restore` what to do about a truncated one (default: `hint`).
     """
     shown = str(path)
     try:
@@ -40,7 +54,7 @@ def read_json_file(path: str | os.PathLike[str], *, what: str, hint: str) -> Any
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise BadInput(
-            f"{what} is not valid JSON ({exc.msg}, column {exc.colno}); it may be truncated: {hint}",
+            f"{what} is not valid JSON ({exc.msg}, column {exc.colno}); it may be truncated: {restore or hint}",
             path=shown,
             line=exc.lineno,
         ) from exc

@@ -12,13 +12,13 @@ import json
 import os
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
 
 from stabilitygate.atomic import write_atomic
 from stabilitygate.errors import BadInput
+from stabilitygate.jsonfile import AGREEMENT_SCHEMA, COUNT_SCHEMA, check_against, read_json_file
 from stabilitygate.judge.agreement import primary_agreement
 from stabilitygate.plain import plain
 from stabilitygate.results import Agreement, CaseMeasurement, CaseVerdict
@@ -137,42 +137,33 @@ def write_baseline(path: str | os.PathLike[str], baseline: Baseline) -> None:
 
 # --- reading ------------------------------------------------------------------------------------
 
-_COUNTED = {"type": "integer", "minimum": 0}
 _ENTRY_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["hash", "samples", "metrics", "primary", "completions", "answers", "fingerprints"],
     "properties": {
         "hash": {"type": "string"},
-        "samples": _COUNTED,
+        "samples": COUNT_SCHEMA,
         "metrics": {"type": "object"},
-        "primary": {
-            "type": ["object", "null"],
-            "required": ["metric", "k", "n"],
-            "properties": {
-                "metric": {"enum": ["parsed_agreement", "semantic_agreement", "mode_share"]},
-                "k": _COUNTED,
-                "n": _COUNTED,
-            },
-        },
+        "primary": AGREEMENT_SCHEMA,
         "modal_completion": {"type": ["string", "null"]},
         "completions": {
             "type": "array",
             "items": {
                 "type": "object",
                 "required": ["text", "count"],
-                "properties": {"text": {"type": "string"}, "count": _COUNTED},
+                "properties": {"text": {"type": "string"}, "count": COUNT_SCHEMA},
             },
         },
         "answers": {
             "type": "array",
-            "items": {"type": "object", "required": ["answer", "count"], "properties": {"count": _COUNTED}},
+            "items": {"type": "object", "required": ["answer", "count"], "properties": {"count": COUNT_SCHEMA}},
         },
         "fingerprints": {
             "type": "array",
             "items": {
                 "type": "object",
                 "required": ["fingerprint", "count"],
-                "properties": {"fingerprint": {"type": ["string", "null"]}, "count": _COUNTED},
+                "properties": {"fingerprint": {"type": ["string", "null"]}, "count": COUNT_SCHEMA},
             },
         },
     },
@@ -189,60 +180,22 @@ BASELINE_SCHEMA: dict[str, Any] = {
 _VALIDATOR = Draft202012Validator(BASELINE_SCHEMA)
 
 
+_REMEDY = "re-record it with --update-baseline"
+
+
 def read_baseline(path: str | os.PathLike[str]) -> Baseline | None:
     """The baseline at `path`; None when there is none yet. Never modifies the file."""
-    shown = str(path)
-    raw = _read_bytes(path, shown)
-    if raw is None:
-        return None
-    data = _parse_json(_decode(raw, shown), shown)
-    _validate(data, shown)
-    return _baseline_from_json(data)
-
-
-def _read_bytes(path: str | os.PathLike[str], shown: str) -> bytes | None:
     try:
-        return Path(path).read_bytes()
+        data = read_json_file(path, what="the baseline", hint=_REMEDY, restore=f"restore it from git or {_REMEDY}")
     except FileNotFoundError:
         return None
-    except OSError as exc:
-        raise BadInput(f"cannot read the baseline: {exc.strerror or exc}", path=shown) from exc
-
-
-def _decode(raw: bytes, shown: str) -> str:
-    """The file's text; merge-conflict markers are named here, before JSON would call them garbage."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise BadInput("the baseline is not UTF-8 text: re-record it with --update-baseline", path=shown) from exc
-    if "\n<<<<<<< " in f"\n{text}" or "\n>>>>>>> " in text:
-        raise BadInput(
-            "the baseline has unresolved merge-conflict markers: resolve them or re-record it with --update-baseline",
-            path=shown,
-        )
-    return text
-
-
-def _parse_json(text: str, shown: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BadInput(
-            f"the baseline is not valid JSON ({exc.msg}, column {exc.colno}); it may be truncated: "
-            "restore it from git or re-record it with --update-baseline",
-            path=shown,
-            line=exc.lineno,
-        ) from exc
-    except RecursionError as exc:
-        raise BadInput("the baseline is not valid JSON: nested too deeply", path=shown) from exc
+    _validate(data, str(path))
+    return _baseline_from_json(data)
 
 
 def _validate(data: Any, shown: str) -> None:
     """The schema, then what a schema cannot say (k <= n); the first error by position is named."""
-    error = next(iter(sorted(_VALIDATOR.iter_errors(data), key=lambda e: list(e.absolute_path))), None)
-    if error is not None:
-        where = "/".join(str(p) for p in error.absolute_path) or "the top level"
-        raise BadInput(f"not a baseline file this version can read: at {where}: {_short(error.message)}", path=shown)
+    check_against(data, _VALIDATOR, what="a baseline file", source=shown)
     for cid, entry in data["cases"].items():
         primary = entry["primary"]
         if primary is not None and primary["k"] > primary["n"]:
@@ -268,7 +221,3 @@ def _baseline_from_json(data: dict[str, Any]) -> Baseline:
             for cid, e in data["cases"].items()
         },
     )
-
-
-def _short(message: str) -> str:
-    return message if len(message) <= 200 else message[:199] + "…"

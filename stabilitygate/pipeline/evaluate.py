@@ -216,7 +216,13 @@ def make_embedder(loaded: LoadedSuite, cache_dir: str | None = None) -> Embedder
         return None
     from stabilitygate.measure.embedder import Embedder
 
-    return Embedder(settings.model, batch_size=settings.batch_size, cache_dir=cache_dir)
+    try:
+        return Embedder(settings.model, batch_size=settings.batch_size, cache_dir=cache_dir)
+    except BadInput as exc:
+        if exc.path is not None:
+            raise
+        line = loaded.line_of(("embedding", "model")) or loaded.line_of(("embedding",))
+        raise BadInput(str(exc), path=loaded.path, line=line) from exc
 
 
 def embedding_facts(embedder: Embedder | None) -> EmbeddingFacts | None:

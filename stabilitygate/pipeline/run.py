@@ -44,14 +44,20 @@ def draw_samples(
     samples_out: Path | None = None,
     progress: bool | None = False,
     shard: Shard | None = None,
+    on_completion: Callable[[str], None] | None = None,
 ) -> Sampled:
-    """Sample every case; SIGINT/SIGTERM stop sampling and keep (and have written) what was received."""
+    """Sample every case; SIGINT/SIGTERM stop sampling and keep (and have written) what was received.
+
+    `on_completion` sees each completion's text as it arrives (the embedder starts on it meanwhile).
+    """
     received: list[Sample] = []
     with _samples_sink(samples_out) as write:
 
         def on_sample(sample: Sample) -> None:
             received.append(sample)
             write(sample)
+            if on_completion is not None and sample.text is not None:
+                on_completion(sample.text)
 
         outcome, interrupted = asyncio.run(_sample(cases, settings, environ, secrets, on_sample, progress))
 

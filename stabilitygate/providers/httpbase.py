@@ -90,8 +90,11 @@ class ClientPool:
             await client.aclose()
 
 
-def parse_retry_after(value: str | None) -> float | None:
-    """Seconds to wait from a Retry-After header (delay-seconds or HTTP-date); None when absent or bad."""
+def parse_retry_after(value: str | None, *, now: float | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header (delay-seconds or HTTP-date); None when absent or bad.
+
+    An HTTP-date is counted from `now` (a Unix time; the current time when None).
+    """
     if value is None:
         return None
     value = value.strip()
@@ -107,7 +110,7 @@ def parse_retry_after(value: str | None) -> float | None:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):
         return None
-    return max(0.0, when.timestamp() - time.time())
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
 def _header(headers: Mapping[str, str], name: str) -> str | None:

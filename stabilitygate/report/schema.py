@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 from jsonschema import Draft202012Validator
 
-from stabilitygate.jsonfile import check_against, read_json_file
+from stabilitygate.jsonfile import AGREEMENT_SCHEMA, COUNT_SCHEMA, check_against, read_json_file
 from stabilitygate.plain import plain
 
 if TYPE_CHECKING:
     from stabilitygate.results import Report
 
-_COUNT = {"type": "integer", "minimum": 0}
+_COUNT = COUNT_SCHEMA
 _TEXT = {"type": "string"}
 _NULLABLE_TEXT = {"type": ["string", "null"]}
 _COUNTED_ROWS = {"type": "array", "items": {"type": "object", "required": ["count"], "properties": {"count": _COUNT}}}
@@ -35,15 +35,7 @@ _CASE = {
         "samples_requested": _COUNT,
         "samples_ok": _COUNT,
         "sample_errors": _COUNT,
-        "primary": {
-            "type": ["object", "null"],
-            "required": ["metric", "k", "n"],
-            "properties": {
-                "metric": {"enum": ["parsed_agreement", "semantic_agreement", "mode_share"]},
-                "k": _COUNT,
-                "n": _COUNT,
-            },
-        },
+        "primary": AGREEMENT_SCHEMA,
         "metrics": {"type": "object"},
         "completions": {
             "type": "array",

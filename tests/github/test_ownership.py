@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -10,6 +9,11 @@ from stabilitygate.github import ownership
 from stabilitygate.github.ownership import give_back
 
 OWNER = (1234, 2345)
+# The run's start and the times files were written, set on them with os.utime: `since` is compared
+# with file times, so the test sets both rather than racing the filesystem's clock.
+STARTED = 1_761_000_000.0
+WRITTEN = STARTED + 5
+BEFORE = STARTED - 3600
 as_root = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="chown needs root")
 
 
@@ -35,8 +39,6 @@ def test_written_files_go_back_to_the_workspace_owner(workspace: Path) -> None:
     os.chown(checked_in, 4321, 4321)  # someone else's file: left alone
     old = workspace / ".stability" / "notes.txt"
     old.write_text("old, root-owned, not written by this run")
-    os.utime(old, (time.time() - 3600, time.time() - 3600))
-    started = time.time() - 1
     out = workspace / ".stabilitygate"
     (out / "deep").mkdir(parents=True)
     (out / "report.json").write_text("{}")
@@ -46,8 +48,10 @@ def test_written_files_go_back_to_the_workspace_owner(workspace: Path) -> None:
     baseline.write_text("{}")
     lock = workspace / ".stability" / "suite.baseline.json.lock"
     lock.write_text("")
+    os.utime(old, (BEFORE, BEFORE))
+    os.utime(lock, (WRITTEN, WRITTEN))
 
-    changed = give_back([out, baseline], workspace, since=started)
+    changed = give_back([out, baseline], workspace, since=STARTED)
 
     for path in (out, out / "deep", out / "report.json", out / "deep" / "junit.xml", out / "link", baseline, lock):
         assert owner_of(path) == OWNER, path
@@ -68,12 +72,15 @@ def test_written_files_go_back_to_the_workspace_owner(workspace: Path) -> None:
 @as_root
 def test_new_parent_directories_are_given_back_too(workspace: Path) -> None:
     os.chown(workspace, *OWNER)
-    started = time.time() - 1
-    baseline = workspace / "new" / "dir" / "suite.baseline.json"
+    existing = workspace / "existing"  # root's from before this run; its time says the run left it alone
+    baseline = existing / "new" / "dir" / "suite.baseline.json"
     baseline.parent.mkdir(parents=True)
     baseline.write_text("{}")
-    give_back([baseline], workspace, since=started)
-    assert owner_of(workspace / "new") == OWNER and owner_of(workspace / "new" / "dir") == OWNER
+    for directory, when in ((existing, BEFORE), (existing / "new", WRITTEN), (existing / "new" / "dir", WRITTEN)):
+        os.utime(directory, (when, when))
+    give_back([baseline], workspace, since=STARTED)
+    assert owner_of(existing / "new") == OWNER and owner_of(existing / "new" / "dir") == OWNER
+    assert owner_of(existing) == (0, 0)
 
 
 @as_root

@@ -6,7 +6,6 @@ import asyncio
 import email.utils
 import socket
 import threading
-import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -37,13 +36,22 @@ def test_parse_retry_after_seconds(value: str | None, expected: float | None) ->
     assert parse_retry_after(value) == expected
 
 
-def test_parse_retry_after_http_date() -> None:
-    future = email.utils.formatdate(time.time() + 30, usegmt=True)
-    past = "Wed, 21 Oct 2015 07:28:00 GMT"
-    seconds = parse_retry_after(future)
-    assert seconds is not None and 27 <= seconds <= 31
-    assert parse_retry_after(past) == 0.0
-    assert parse_retry_after("nan") is None and parse_retry_after("inf") is None
+# A fixed "now" (2025-10-20 22:40:00 UTC), so an HTTP-date converts to an exact number of seconds.
+NOW = 1_761_000_000.0
+
+
+def test_parse_retry_after_http_date_counts_from_now() -> None:
+    in_30_s = email.utils.formatdate(NOW + 30, usegmt=True)
+    assert parse_retry_after(in_30_s, now=NOW) == 30.0
+    assert parse_retry_after(in_30_s, now=NOW + 10) == 20.0
+    assert parse_retry_after(email.utils.formatdate(NOW - 5, usegmt=True), now=NOW) == 0.0  # already past
+    assert parse_retry_after("nan", now=NOW) is None and parse_retry_after("inf", now=NOW) is None
+
+
+def test_parse_retry_after_http_date_defaults_to_the_current_time() -> None:
+    # Both dates are behind the real clock; counted from NOW instead, the first would be 30 s away.
+    assert parse_retry_after(email.utils.formatdate(NOW + 30, usegmt=True)) == 0.0
+    assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0
 
 
 @pytest.mark.parametrize("status", [408, 409, 429, 500, 502, 503, 504])
@@ -268,28 +276,36 @@ def test_request_json_connection_refused_is_retryable() -> None:
     assert info.value.kind == "connect" and info.value.retryable
 
 
-def test_request_json_timeout_is_bounded() -> None:
-    with ScriptedOpenAI(faults=[Fault("hang")]) as server:
-        started = time.monotonic()
-        with pytest.raises(ProviderError) as info:
-            _fetch(server.base_url + "/chat/completions", timeout=0.3)
-        elapsed = time.monotonic() - started
-    assert info.value.kind == "timeout" and info.value.retryable and elapsed < 2
+# How long a hung request is held before the server drops it. Only a client that ignores its
+# timeout waits that long, and then it fails on the error it gets (a dropped connection), not on time.
+HANG_S = 60
+
+
+def test_request_json_gives_up_on_a_silent_server_after_its_timeout() -> None:
+    with (
+        ScriptedOpenAI(faults=[Fault("hang", delay_s=HANG_S)]) as server,
+        pytest.raises(ProviderError) as info,
+    ):
+        _fetch(server.base_url + "/chat/completions", timeout=0.3)
+    assert info.value.kind == "timeout" and info.value.retryable
+    assert str(info.value).startswith("timed out waiting for the reply")
 
 
 def test_client_pool_spreads_requests_over_small_clients() -> None:
     async def go() -> tuple[int, int]:
         pool = ClientPool(per_client=2, timeout=5)
         entered: list[httpx.AsyncClient] = []
-        release = asyncio.Event()
+        all_in, release = asyncio.Event(), asyncio.Event()
 
         async def hold() -> None:
             async with pool.client() as client:
                 entered.append(client)
+                if len(entered) == 5:
+                    all_in.set()
                 await release.wait()
 
         tasks = [asyncio.create_task(hold()) for _ in range(5)]
-        await asyncio.sleep(0.01)
+        await all_in.wait()  # all five hold a client at once
         release.set()
         await asyncio.gather(*tasks)
         size = pool.size

@@ -40,6 +40,10 @@ no selector matches every request. Actions:
 `api_key="sk-..."` makes the server refuse (401, OpenAI-style message) requests without
 `Authorization: Bearer sk-...`.
 
+`sleep=callable(seconds)` takes the place of the server's timed waits (`latency_s`, ``delay``, a
+``hang`` with a `delay_s`), so a test can record or hold them instead of timing replies. Without
+it the server waits the time out, or less when it closes.
+
 As a process (for CI jobs and container tests)::
 
     python -m tests.support.openai_server --port 0 --script SCRIPT.json [--host 127.0.0.1]
@@ -176,6 +180,7 @@ class ScriptedOpenAI(LoopbackServer):
         model: str = "scripted-model",
         fingerprint: str | None = "fp_scripted",
         api_key: str | None = None,
+        sleep: Callable[[float], None] | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
@@ -186,6 +191,7 @@ class ScriptedOpenAI(LoopbackServer):
         self.model = model
         self.fingerprint = fingerprint
         self.api_key = api_key
+        self._sleep = sleep
         self._state = _State()
         self._closing = threading.Event()
         super().__init__(_handler_for(self), host, port, server_class=_Server)
@@ -244,7 +250,11 @@ class ScriptedOpenAI(LoopbackServer):
             return next(cycle)
 
     def _wait(self, seconds: float | None) -> None:
-        self._closing.wait(seconds)
+        """Wait `seconds` (None: until the server closes); a test's `sleep` takes the timed waits."""
+        if seconds is not None and self._sleep is not None:
+            self._sleep(seconds)
+        else:
+            self._closing.wait(seconds)
 
     def completion_body(self, body: Mapping[str, Any], text: str, finish_reason: str = "stop") -> dict[str, Any]:
         """The JSON an OpenAI server would return for `text` (public so tests can build expectations)."""

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import http.client
 import json
+import queue
 import subprocess
 import sys
 import threading
-import time
 import urllib.parse
 from collections import Counter
 from pathlib import Path
@@ -27,10 +27,12 @@ def _body(prompt: str, **extra: Any) -> dict[str, Any]:
     return {"model": "m", "messages": [{"role": "user", "content": prompt}], **extra}
 
 
-def _post(server: ScriptedOpenAI, body: Any, headers: dict[str, str] | None = None) -> httpx.Response:
+def _post(
+    server: ScriptedOpenAI, body: Any, headers: dict[str, str] | None = None, *, timeout: float | None = 30
+) -> httpx.Response:
     # The shared SSL context spares each call loading the CA bundle again (~60 ms).
     url = f"{server.base_url}/chat/completions"
-    return httpx.post(url, json=body, headers=headers or {}, timeout=5, verify=default_ssl_context())
+    return httpx.post(url, json=body, headers=headers or {}, timeout=timeout, verify=default_ssl_context())
 
 
 def _text(response: httpx.Response) -> str:
@@ -166,36 +168,102 @@ def test_api_key_is_enforced() -> None:
 
 
 def test_hang_is_released_when_the_server_closes() -> None:
-    server = ScriptedOpenAI(faults=[Fault("hang")]).start()
+    hanging = threading.Event()
+
+    def arrived(body: object, number: int) -> bool:
+        hanging.set()  # the request is in and about to hang
+        return True
+
+    server = ScriptedOpenAI(faults=[Fault("hang", when=arrived)]).start()
     errors: list[BaseException] = []
 
     def call() -> None:
         try:
-            _post(server, _body("q"))
+            # Ended by its timeout, the call would fail with a ReadTimeout, not the drop asserted below.
+            _post(server, _body("q"), timeout=120)
         except httpx.HTTPError as exc:
             errors.append(exc)
 
     thread = threading.Thread(target=call)
     thread.start()
-    time.sleep(0.2)
-    assert thread.is_alive()  # still waiting for a reply
-    started = time.monotonic()
+    assert hanging.wait(timeout=30)
+    assert thread.is_alive() and errors == []  # still waiting for a reply
     server.close()
-    thread.join(timeout=5)
-    assert not thread.is_alive() and time.monotonic() - started < 5
-    assert errors and isinstance(errors[0], httpx.TransportError)
+    thread.join()
+    assert len(errors) == 1 and isinstance(errors[0], httpx.RemoteProtocolError)
 
 
-def test_delay_fault_and_latency_slow_the_reply() -> None:
-    with ScriptedOpenAI(latency_s=0.05, faults=[Fault("delay", at={2}, delay_s=0.2)]) as server:
-        t0 = time.monotonic()
-        _post(server, _body("q"))
-        first = time.monotonic() - t0
-        t0 = time.monotonic()
-        delayed = _post(server, _body("q"))
-        second = time.monotonic() - t0
-    assert 0.05 <= first < 0.2
-    assert second >= 0.25 and delayed.status_code == 200
+class HeldWaits:
+    """A `sleep` for the server that reports each wait asked for and holds it until the test lets it go."""
+
+    def __init__(self) -> None:
+        self.asked: queue.Queue[float] = queue.Queue()
+        self._go_on = threading.Semaphore(0)
+
+    def __call__(self, seconds: float) -> None:
+        self.asked.put(seconds)
+        if not self._go_on.acquire(timeout=30):
+            raise TimeoutError("the test never let this wait go")
+
+    def next_asked(self) -> float:
+        return self.asked.get(timeout=30)
+
+    def let_go(self) -> None:
+        self._go_on.release()
+
+
+def test_delay_fault_and_latency_hold_the_reply() -> None:
+    waits = HeldWaits()
+    replies: list[httpx.Response] = []
+    with ScriptedOpenAI(latency_s=0.05, faults=[Fault("delay", at={2}, delay_s=0.2)], sleep=waits) as server:
+
+        def post() -> None:
+            replies.append(_post(server, _body("q")))
+
+        first = threading.Thread(target=post)
+        first.start()
+        assert waits.next_asked() == 0.05  # the latency, before any reply
+        assert replies == []
+        waits.let_go()
+        first.join()
+        assert len(replies) == 1
+
+        second = threading.Thread(target=post)
+        second.start()
+        assert waits.next_asked() == 0.05
+        waits.let_go()
+        assert waits.next_asked() == 0.2  # then the delay of request 2, still before its reply
+        assert len(replies) == 1
+        waits.let_go()
+        second.join()
+    assert [r.status_code for r in replies] == [200, 200] and waits.asked.empty()
+
+
+def test_a_long_delay_is_cut_short_when_the_server_closes() -> None:
+    # Without a test's `sleep` the server waits on its own clock, and closing it ends the wait: the
+    # client's timeout, well short of the delay, would otherwise end the call with a ReadTimeout.
+    delaying = threading.Event()
+
+    def arrived(body: object, number: int) -> bool:
+        delaying.set()
+        return True
+
+    server = ScriptedOpenAI(faults=[Fault("delay", delay_s=600, when=arrived)]).start()
+    outcomes: list[int | BaseException] = []
+
+    def call() -> None:
+        try:
+            outcomes.append(_post(server, _body("q"), timeout=120).status_code)
+        except httpx.HTTPError as exc:
+            outcomes.append(exc)
+
+    thread = threading.Thread(target=call)
+    thread.start()
+    assert delaying.wait(timeout=30)
+    assert thread.is_alive() and outcomes == []  # held by the delay
+    server.close()
+    thread.join()
+    assert outcomes == [200]
 
 
 def test_tools_are_answered_with_a_tool_call() -> None:
@@ -217,13 +285,31 @@ def test_logprobs_are_returned_when_asked() -> None:
 
 
 def test_max_in_flight_counts_concurrent_requests() -> None:
-    with ScriptedOpenAI(latency_s=0.2) as server:
-        threads = [threading.Thread(target=_post, args=(server, _body("q"))) for _ in range(5)]
+    # A lone request, then five that wait for each other at the server (five in flight at once, by
+    # construction), then a lone one again: the count follows the overlap, not the number of requests.
+    all_in = threading.Barrier(5, timeout=30)
+
+    def hold_the_five(body: object, number: int) -> bool:
+        if 2 <= number <= 6:
+            all_in.wait()
+        return False
+
+    statuses: list[int] = []
+    with ScriptedOpenAI(faults=[Fault("status", when=hold_the_five)]) as server:
+
+        def post() -> None:
+            statuses.append(_post(server, _body("q")).status_code)
+
+        post()
+        assert server.max_in_flight == 1
+        threads = [threading.Thread(target=post) for _ in range(5)]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
-        assert server.max_in_flight == 5 and server.count == 5
+        post()
+        assert statuses == [200] * 7
+        assert server.max_in_flight == 5 and server.count == 7
 
 
 def test_unknown_paths_are_404() -> None:
