@@ -23,6 +23,7 @@ BENCHES = [
     ("judging: false failures and power", "bench_judging.py", []),
     ("embedded local model", "bench_local.py", []),
     ("container image: size, pull size, start to first request", "bench_image.py", []),
+    ("--changed-only: requests and time saved, one case of 20 changed", "bench_changed_only.py", []),
 ]
 
 
