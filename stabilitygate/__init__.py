@@ -20,15 +20,15 @@ TOOL_NAME = "llm-stability-gate"
 
 if TYPE_CHECKING:
     from stabilitygate.api import merge, run, score
-    from stabilitygate.results import CaseResult, Report, RunFacts
+    from stabilitygate.report.model import CaseResult, Report, RunFacts
 
 _LAZY = {
     "run": "stabilitygate.api",
     "score": "stabilitygate.api",
     "merge": "stabilitygate.api",
-    "Report": "stabilitygate.results",
-    "CaseResult": "stabilitygate.results",
-    "RunFacts": "stabilitygate.results",
+    "Report": "stabilitygate.report.model",
+    "CaseResult": "stabilitygate.report.model",
+    "RunFacts": "stabilitygate.report.model",
 }
 __all__ = ["TOOL_NAME", "CaseResult", "Report", "RunFacts", "__version__", "merge", "run", "score"]
 

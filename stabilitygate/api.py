@@ -29,7 +29,7 @@ from stabilitygate.pipeline.score import (
     shard_sample_counts,
 )
 from stabilitygate.pipeline.select import select_cases
-from stabilitygate.results import Report, SamplingFacts
+from stabilitygate.report.model import Report, SamplingFacts
 from stabilitygate.samples import Sample
 from stabilitygate.secrets import collect_secrets
 from stabilitygate.suite.load import LoadedSuite, check_environment, load_suite

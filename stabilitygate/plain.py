@@ -22,6 +22,11 @@ def round_float(value: float) -> float:
     return 0.0 if rounded == 0 else rounded
 
 
+def round_optional(value: float | None) -> float | None:
+    """`round_float`, keeping None (a metric that could not be measured)."""
+    return None if value is None else round_float(value)
+
+
 def plain(value: Any) -> Any:
     """JSON-ready copy: floats rounded, NaN and infinities as null, lone surrogates replaced."""
     if isinstance(value, str):

@@ -20,7 +20,7 @@ from stabilitygate.github import workflow_commands as wc
 from stabilitygate.github.inputs import ActionInputs
 from stabilitygate.pipeline.options import Shard
 from stabilitygate.report.files import ReportFiles, write_report_files
-from stabilitygate.results import Report
+from stabilitygate.report.model import Report
 from stabilitygate.suite.load import LoadedSuite
 
 OUT_DIR = ".stabilitygate"

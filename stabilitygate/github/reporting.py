@@ -12,18 +12,14 @@ from typing import NamedTuple
 from stabilitygate import TOOL_NAME
 from stabilitygate.errors import EXIT_BAD_INPUT
 from stabilitygate.github import workflow_commands as wc
-from stabilitygate.github.comments import (
-    DEFAULT_API_URL,
-    CommentError,
-    GitHubClient,
-    comment_warning,
-    upsert_sticky_comment,
-)
+from stabilitygate.github.api_client import DEFAULT_API_URL, GitHubClient
+from stabilitygate.github.api_errors import CommentError, comment_warning
+from stabilitygate.github.comments import upsert_sticky_comment
 from stabilitygate.github.event import pull_request_number, repository
 from stabilitygate.github.gate import GateFiles, GateOutcome
 from stabilitygate.github.inputs import ActionInputs
 from stabilitygate.report.markdown import render_markdown
-from stabilitygate.results import CaseResult, Report
+from stabilitygate.report.model import CaseResult, Report
 from stabilitygate.secrets import Secrets, redact
 
 MAX_ANNOTATIONS_PER_LEVEL = 10  # GitHub shows at most 10 of each level per step

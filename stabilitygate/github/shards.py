@@ -16,7 +16,7 @@ from stabilitygate.github.inputs import ActionInputs, match_reports
 from stabilitygate.github.reporting import fallback_summary, set_outputs, write_summary
 from stabilitygate.pipeline.options import Shard
 from stabilitygate.report.markdown import render_markdown
-from stabilitygate.results import Report
+from stabilitygate.report.model import Report
 from stabilitygate.secrets import Secrets
 
 # A shard's exit code says only whether it measured; the merge job gates.

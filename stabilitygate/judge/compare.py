@@ -1,7 +1,8 @@
-"""One case against its baseline entry: the drop test, the answer change, semantic drift.
+"""One case measured against its baseline entry: agreement, modal answer, meaning, fingerprints.
 
 Comparing is split in two because Holm needs the raw p-values of every compared case before any
-case can be judged: `compare_case` measures, `conclude` decides once the corrected p is known.
+case can be judged: `compare_case` here measures, `judge.conclusion.conclude` decides once the
+corrected p is known.
 """
 
 from __future__ import annotations
@@ -12,22 +13,14 @@ from typing import Any, Literal
 
 from stabilitygate.judge.baseline import BaselineCase
 from stabilitygate.judge.stats import DropTest, drop_test
-from stabilitygate.judge.thresholds import EPSILON
-from stabilitygate.judge.wording import p_after_and_before_holm, p_after_holm, same_value, show
-from stabilitygate.plain import round_float
+from stabilitygate.judge.wording import same_value, show
+from stabilitygate.plain import round_float, round_optional
 from stabilitygate.results import Agreement, CaseMeasurement
-from stabilitygate.suite.model import Regression, ResolvedCase
+from stabilitygate.suite.model import ResolvedCase
 
 Similarity = Callable[[str, str], float]
 ModalKind = Literal["answer", "completion"]  # "answer" with a parser, else "completion"
 MODAL_CHARS = 300  # of a modal completion kept in the comparison mapping
-
-
-def _rounded(value: float | None) -> float | None:
-    return None if value is None else round_float(value)
-
-
-# --- what was measured against the baseline -----------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -111,6 +104,8 @@ class MeaningChange:
 
 @dataclass(frozen=True)
 class FingerprintChange:
+    """The backends' system_fingerprints now and in the baseline."""
+
     now: tuple[str, ...]
     before: tuple[str, ...]
 
@@ -130,8 +125,8 @@ class Deltas:
     def to_json(self) -> dict[str, Any]:
         return {
             "unique_completions": self.unique_completions,
-            "agreement": _rounded(self.agreement),
-            "cosine_min": _rounded(self.cosine_min),
+            "agreement": round_optional(self.agreement),
+            "cosine_min": round_optional(self.cosine_min),
         }
 
 
@@ -167,17 +162,17 @@ class Comparison:
             "baseline_k": a.baseline_k,
             "baseline_n": a.baseline_n,
             "test": a.test.test if a.test else None,
-            "p_value": _rounded(self.p_value),
-            "drop": _rounded(a.drop),
+            "p_value": round_optional(self.p_value),
+            "drop": round_optional(a.drop),
             "kind": self.modal.kind,
             "modal": self.modal.now.to_json() if self.modal.now else None,
             "baseline_modal": self.modal.before.to_json() if self.modal.before else None,
-            "modal_cosine": _rounded(self.meaning.cosine),
+            "modal_cosine": round_optional(self.meaning.cosine),
             "drift_checked": self.meaning.checked,
             "fingerprints": list(self.fingerprints.now),
             "baseline_fingerprints": list(self.fingerprints.before),
             "fingerprints_changed": self.fingerprints.changed,
-            "answer_p_value": _rounded(self.answer_p_value),
+            "answer_p_value": round_optional(self.answer_p_value),
             "metrics": {k: self.baseline_metrics.get(k) for k in sorted(self.baseline_metrics)},
             "deltas": self.deltas.to_json(),
         }
@@ -287,143 +282,3 @@ def _difference(now: Any, before: Any) -> float | None:
     if now is None or before is None:
         return None
     return float(now) - float(before)
-
-
-# --- what it means, once Holm's correction is known ----------------------------------------------
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One sentence of a case's reasons; `regression` sentences make the case regress."""
-
-    sentence: str
-    regression: bool = False
-
-
-@dataclass(frozen=True)
-class Conclusion:
-    comparison: Comparison
-    p_holm: float | None
-    answer_p_holm: float | None
-    family: int  # how many cases shared the drop test's Holm family
-    findings: tuple[Finding, ...]  # in the order they are told
-    dropped: bool
-    semantic_drift: bool
-
-    @property
-    def regressed(self) -> bool:
-        return any(f.regression for f in self.findings)
-
-    @property
-    def reasons(self) -> list[str]:
-        """Regressions first, then the informative rest."""
-        regressions = [f.sentence for f in self.findings if f.regression]
-        return regressions + [f.sentence for f in self.findings if not f.regression]
-
-    def to_json(self) -> dict[str, Any]:
-        """The report's `baseline` mapping of a compared case."""
-        return {
-            **self.comparison.to_json(),
-            "p_holm": _rounded(self.p_holm),
-            "holm_family": self.family,
-            "dropped": self.dropped,
-            "answer_changed": self.comparison.modal.changed,
-            "answer_p_holm": _rounded(self.answer_p_holm),
-            "semantic_drift": self.semantic_drift,
-        }
-
-
-def conclude(
-    c: Comparison,
-    p_holm: float | None,
-    regression: Regression,
-    *,
-    cluster_cosine: float,
-    family: int,
-    answer_p_holm: float | None = None,
-) -> Conclusion:
-    """Decide the case once its Holm-corrected p-values are known; every reason carries numbers."""
-    note = Finding(c.agreement.note) if c.agreement.note is not None else None
-    agreement = _agreement_finding(c.agreement, p_holm, regression)
-    modal = _modal_finding(c.modal, answer_p_holm, regression)
-    meaning = _meaning_finding(c.meaning, cluster_cosine, regression)
-    fingerprints = _fingerprint_finding(c.fingerprints)
-    found = (note, agreement, modal, meaning, fingerprints)
-    return Conclusion(
-        comparison=c,
-        p_holm=p_holm,
-        answer_p_holm=answer_p_holm,
-        family=family,
-        findings=tuple(f for f in found if f is not None),
-        dropped=agreement is not None and agreement.regression,
-        semantic_drift=meaning is not None and meaning.regression,
-    )
-
-
-def _agreement_finding(a: AgreementChange, p_holm: float | None, regression: Regression) -> Finding | None:
-    """The drop test's sentence: a regression when significant after Holm and at least min_drop."""
-    current, drop = a.current, a.drop
-    if current is None:
-        return None
-    if a.test is None or drop is None:
-        return Finding(f"{current.label} {current.k}/{current.n}: the baseline has no value to compare with")
-    head = f"{current.label} {current.k}/{current.n} against {a.baseline_k}/{a.baseline_n} in the baseline"
-    holm_p = a.test.p_value if p_holm is None else p_holm  # no Holm family: the raw p stands
-    significant = holm_p < regression.alpha
-    if drop <= EPSILON:
-        return Finding(f"{head}: no drop" if -drop <= EPSILON else f"{head}: up {-drop:.2f}")
-    if significant and drop >= regression.min_drop - EPSILON:
-        return Finding(f"{head}: a drop of {drop:.2f}, {p_after_and_before_holm(holm_p, a.test.p_value)}", True)
-    if significant:
-        return Finding(
-            f"{head}: a drop of {drop:.2f}, significant ({p_after_holm(holm_p)}) but smaller than "
-            f"min_drop {regression.min_drop:.2f}"
-        )
-    return Finding(f"{head}: a drop of {drop:.2f}, not significant ({p_after_holm(holm_p)})")
-
-
-def _modal_finding(modal: ModalChange, answer_p_holm: float | None, regression: Regression) -> Finding | None:
-    """An answer change regresses when both runs had a majority, the rule is on and the old answer
-    is significantly rarer now; otherwise it is told, not failed."""
-    now, before, kind = modal.now, modal.before, modal.kind
-    if now is None or before is None or not modal.differs:
-        return None
-    if not modal.changed:
-        return Finding(
-            f"the most common {kind} is now {now.shown} where the baseline had {before.shown}: "
-            f"not a majority in both runs, so not an {kind} change"
-        )
-    sentence = f"{kind} changed: {now.shown} where the baseline had {before.shown}"
-    held = "" if answer_p_holm is None else f", {p_after_holm(answer_p_holm)}"
-    if not regression.fail_on_answer_change:
-        return Finding(f"{sentence}: reported, not failed (fail_on_answer_change is off)")
-    if answer_p_holm is not None and answer_p_holm < regression.alpha:
-        return Finding(f"{sentence}{held}", True)
-    return Finding(
-        f"{sentence}: the baseline's {kind} is not significantly rarer now{held}, "
-        "so a narrow majority flipping by chance is reported, not failed"
-    )
-
-
-def _meaning_finding(meaning: MeaningChange, cluster_cosine: float, regression: Regression) -> Finding | None:
-    """Semantic drift: the modal completion's cosine to the baseline's below the clustering bar."""
-    if meaning.cosine is None or meaning.cosine >= cluster_cosine - EPSILON:
-        return None
-    sentence = (
-        f"the most common completion moved in meaning: cosine {meaning.cosine:.3f} to the baseline's, "
-        f"below {cluster_cosine:.2f}"
-    )
-    if not meaning.checked:
-        return Finding(f"{sentence}; not both runs have one majority meaning, so it is not counted as drift")
-    if regression.fail_on_semantic_drift:
-        return Finding(sentence, True)
-    return Finding(f"{sentence}: reported, not failed (fail_on_semantic_drift is off)")
-
-
-def _fingerprint_finding(fingerprints: FingerprintChange) -> Finding | None:
-    if not fingerprints.changed:
-        return None
-    return Finding(
-        f"system_fingerprint changed: {', '.join(fingerprints.now)} where the baseline had "
-        f"{', '.join(fingerprints.before)} (the provider changed its backend; reported, not failed)"
-    )

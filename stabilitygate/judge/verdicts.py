@@ -10,7 +10,8 @@ from typing import Any, Literal
 
 from stabilitygate.judge.agreement import primary_agreement
 from stabilitygate.judge.baseline import Baseline, BaselineCase
-from stabilitygate.judge.compare import Comparison, Conclusion, Similarity, compare_case, conclude
+from stabilitygate.judge.compare import Comparison, Similarity, compare_case
+from stabilitygate.judge.conclusion import Conclusion, conclude
 from stabilitygate.judge.stats import holm
 from stabilitygate.judge.thresholds import ThresholdCheck, check_thresholds, measurement_error
 from stabilitygate.judge.wording import update_hint

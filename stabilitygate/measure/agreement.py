@@ -12,17 +12,8 @@ from typing import Any
 
 from stabilitygate.measure.expected import expected_test
 from stabilitygate.measure.parsers import ParsedAnswer, parse_answer
-from stabilitygate.results import REPORT_DECIMALS
+from stabilitygate.plain import round_optional
 from stabilitygate.suite.model import AnswerSpec
-
-
-def round_report(value: float) -> float:
-    """A report float: REPORT_DECIMALS places, never -0.0."""
-    return round(float(value), REPORT_DECIMALS) + 0.0
-
-
-def rounded(value: float | None) -> float | None:
-    return None if value is None else round_report(value)
 
 
 def value_key(value: Any) -> str:
@@ -49,7 +40,7 @@ def raw_metrics(counts: Mapping[str, int]) -> dict[str, Any]:
         return {"unique_completions": 0, "mode_share": None, "tar_raw": None}
     return {
         "unique_completions": len(counts),
-        "mode_share": rounded(max(counts.values()) / total),
+        "mode_share": round_optional(max(counts.values()) / total),
         "tar_raw": len(counts) == 1,
     }
 
@@ -82,10 +73,10 @@ def parsed_metrics(spec: AnswerSpec, parsed: Mapping[str, ParsedAnswer], counts:
             "schema_valid_share": None,
         }
     return {
-        "parsed_agreement": rounded(max(answers.values(), default=0) / total),
+        "parsed_agreement": round_optional(max(answers.values(), default=0) / total),
         "tar_parsed": failures == 0 and len(answers) == 1,
         "parse_failures": failures,
-        "schema_valid_share": rounded(schema_ok / total) if spec.schema_ is not None else None,
+        "schema_valid_share": round_optional(schema_ok / total) if spec.schema_ is not None else None,
     }
 
 
@@ -104,4 +95,4 @@ def accuracy_metrics(
         correct = sum(n for text, n in counts.items() if accepts(text))
     else:
         correct = sum(n for text, n in counts.items() if parsed[text].ok and accepts(parsed[text].value))
-    return {"accuracy": rounded(correct / total), "any_correct": correct > 0, "all_correct": correct == total}
+    return {"accuracy": round_optional(correct / total), "any_correct": correct > 0, "all_correct": correct == total}

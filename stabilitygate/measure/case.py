@@ -13,14 +13,13 @@ from stabilitygate.measure.agreement import (
     parsed_metrics,
     ranked,
     raw_metrics,
-    round_report,
-    rounded,
 )
 from stabilitygate.measure.diagnostics import near_tie, near_tie_json, suggestion
 from stabilitygate.measure.embedder import TextEmbedder
 from stabilitygate.measure.parsers import ParsedAnswer
 from stabilitygate.measure.semantic import cluster_sizes, pairwise_stats, semantic_entropy
 from stabilitygate.measure.tokens import divergence_token
+from stabilitygate.plain import round_float, round_optional
 from stabilitygate.results import CaseMeasurement
 from stabilitygate.samples import Sample
 from stabilitygate.suite.model import ResolvedCase
@@ -68,12 +67,12 @@ def _semantic(
     stats = pairwise_stats(vectors, weights)
     sizes = cluster_sizes(vectors, weights, case.thresholds.cluster_cosine)
     metrics = {
-        "cosine_min": None if stats is None else round_report(stats.minimum),
-        "cosine_mean": None if stats is None else round_report(stats.mean),
-        "cosine_std": None if stats is None else round_report(stats.std),
+        "cosine_min": None if stats is None else round_float(stats.minimum),
+        "cosine_mean": None if stats is None else round_float(stats.mean),
+        "cosine_std": None if stats is None else round_float(stats.std),
         "semantic_clusters": len(sizes),
-        "semantic_agreement": rounded(max(sizes) / total),
-        "semantic_entropy": round_report(semantic_entropy(sizes)),
+        "semantic_agreement": round_optional(max(sizes) / total),
+        "semantic_entropy": round_float(semantic_entropy(sizes)),
     }
     limit = embedder.max_word_pieces
     too_long = sum(counts[t] for t in distinct if embedder.word_pieces(t) > limit)

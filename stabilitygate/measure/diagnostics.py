@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from stabilitygate.measure.agreement import round_report
 from stabilitygate.measure.tokens import token_spans
+from stabilitygate.plain import round_float
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ def near_tie(logprobs: Sequence[Sequence[Any]], text: str, divergence: int | Non
             at_tie = first <= divergence <= last + 1
     runner_up = logprobs[i][2]
     return NearTie(
-        margin=round_report(margin),
+        margin=round_float(margin),
         position=i + 1,
         token=tokens[i],
         runner_up=None if runner_up is None else str(runner_up),

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 from stabilitygate.measure.parsers import normalize_expected, normalize_text
-from stabilitygate.suite.model import TEXT_ANSWER_KINDS, AnswerSpec, ContainsExpected, expected_matcher
+from stabilitygate.suite.expected import TEXT_ANSWER_KINDS, ContainsExpected, expected_matcher
+from stabilitygate.suite.model import AnswerSpec
 
 #: A test of one answer: the parsed value, or the completion when the case has no parser.
 AnswerTest = Callable[[Any], bool]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from stabilitygate.results import REPORT_DECIMALS
+from stabilitygate.plain import REPORT_DECIMALS
 
 _BLOCK_ELEMENTS = 2_000_000  # similarity entries computed at once (16 MB of float64)
 

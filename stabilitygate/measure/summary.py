@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from stabilitygate.measure.agreement import rounded
+from stabilitygate.plain import round_optional
 from stabilitygate.results import CaseMeasurement
 from stabilitygate.suite.model import ResolvedCase
 
@@ -25,11 +25,11 @@ def suite_summary(measurements: Sequence[CaseMeasurement], cases: Sequence[Resol
     worst = _share([m.metrics.get("all_correct") for m in with_expected])
     return {
         **_totals(measurements),
-        "tar_raw": rounded(_share([m.metrics.get("tar_raw") for m in measurements])),
-        "tar_parsed": rounded(_share([m.metrics.get("tar_parsed") for m in with_parser])),
-        "best_possible_accuracy": rounded(best),
-        "worst_possible_accuracy": rounded(worst),
-        "accuracy_spread": None if best is None or worst is None else rounded(best - worst),
+        "tar_raw": round_optional(_share([m.metrics.get("tar_raw") for m in measurements])),
+        "tar_parsed": round_optional(_share([m.metrics.get("tar_parsed") for m in with_parser])),
+        "best_possible_accuracy": round_optional(best),
+        "worst_possible_accuracy": round_optional(worst),
+        "accuracy_spread": None if best is None or worst is None else round_optional(best - worst),
     }
 
 

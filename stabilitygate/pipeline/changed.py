@@ -17,7 +17,8 @@ from pathlib import Path
 
 from stabilitygate.judge.baseline import Baseline, BaselineCase
 from stabilitygate.pipeline.score import ScoredSamples
-from stabilitygate.results import Agreement, CaseMeasurement, CaseResult
+from stabilitygate.report.model import CaseResult
+from stabilitygate.results import Agreement, CaseMeasurement
 from stabilitygate.suite.load import LoadedSuite
 from stabilitygate.suite.model import ResolvedCase
 

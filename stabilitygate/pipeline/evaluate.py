@@ -32,16 +32,8 @@ from stabilitygate.pipeline.changed import baseline_measurement, unchanged_resul
 from stabilitygate.pipeline.options import default_baseline_path
 from stabilitygate.providers import fingerprint_note
 from stabilitygate.report.json_report import build_report
-from stabilitygate.results import (
-    BaselineFacts,
-    CaseMeasurement,
-    CaseVerdict,
-    EmbeddingFacts,
-    Report,
-    RunFacts,
-    SamplingFacts,
-    SuiteRef,
-)
+from stabilitygate.report.model import BaselineFacts, EmbeddingFacts, Report, RunFacts, SamplingFacts, SuiteRef
+from stabilitygate.results import CaseMeasurement, CaseVerdict
 from stabilitygate.samples import Sample
 from stabilitygate.suite.load import LoadedSuite
 from stabilitygate.suite.model import ResolvedCase

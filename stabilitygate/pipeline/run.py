@@ -15,7 +15,7 @@ from pathlib import Path
 from stabilitygate.pipeline.options import Shard
 from stabilitygate.providers import make_provider
 from stabilitygate.providers.interface import Provider, ProviderError
-from stabilitygate.results import SamplingFacts
+from stabilitygate.report.model import SamplingFacts
 from stabilitygate.samples import Sample
 from stabilitygate.sampling.progress import Progress
 from stabilitygate.sampling.sampler import SamplingOutcome, sample_cases

@@ -10,7 +10,7 @@ from pathlib import Path
 from stabilitygate.errors import BadInput, CannotMeasure
 from stabilitygate.pipeline.options import Shard
 from stabilitygate.pipeline.select import parse_shard
-from stabilitygate.results import Report, SamplingFacts
+from stabilitygate.report.model import Report, SamplingFacts
 from stabilitygate.samples import Sample
 from stabilitygate.sampling.samples_file import read_samples
 from stabilitygate.suite.load import LoadedSuite

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stabilitygate.results import Report, Summary
+from stabilitygate.report.model import Report, Summary
 
 COUNTED = (("passed", "passed"), ("failed", "failed"), ("regressed", "regressed"), ("new", "new"),
            ("unchanged", "unchanged"), ("errors", "errors"))  # fmt: skip

@@ -9,7 +9,7 @@ from stabilitygate.atomic import write_text_atomic
 from stabilitygate.report.json_report import dump_report
 from stabilitygate.report.junit import render_junit
 from stabilitygate.report.markdown import render_markdown
-from stabilitygate.results import Report
+from stabilitygate.report.model import Report
 
 
 @dataclass(frozen=True)

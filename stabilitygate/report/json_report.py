@@ -9,17 +9,8 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 
-from stabilitygate.results import (
-    JSON,
-    CaseMeasurement,
-    CaseResult,
-    CaseVerdict,
-    Report,
-    RunFacts,
-    RunVerdict,
-    SuiteRef,
-    Summary,
-)
+from stabilitygate.report.model import CaseResult, Report, RunFacts, RunVerdict, SuiteRef, Summary
+from stabilitygate.results import JSON, CaseMeasurement, CaseVerdict
 from stabilitygate.suite.model import ResolvedCase
 
 NOT_JUDGED = "the case was not judged"

@@ -10,7 +10,7 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from stabilitygate.results import CaseResult, Report
+from stabilitygate.report.model import CaseResult, Report
 
 # Characters XML 1.0 cannot hold at all, even escaped: most C0 controls, lone surrogates, U+FFFE/F.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")

@@ -20,7 +20,7 @@ import jinja2
 
 from stabilitygate.judge.wording import p_number, update_hint
 from stabilitygate.report import safe_text
-from stabilitygate.results import CaseResult, Report, Summary
+from stabilitygate.report.model import CaseResult, Report, Summary
 
 #: GitHub's limit is 65,536 characters; the margin leaves room for a line another tool may add.
 MAX_CHARS = 65_000

@@ -15,7 +15,7 @@ from stabilitygate.jsonfile import AGREEMENT_SCHEMA, COUNT_SCHEMA, check_against
 from stabilitygate.plain import plain
 
 if TYPE_CHECKING:
-    from stabilitygate.results import Report
+    from stabilitygate.report.model import Report
 
 _COUNT = COUNT_SCHEMA
 _TEXT = {"type": "string"}
@@ -106,7 +106,7 @@ def check_report(data: Any, *, source: str | None = None) -> None:
 def read_report(path: str | os.PathLike[str]) -> Report:
     """The report at `path`, validated; BadInput (exit 2, one line) for a missing or bad file."""
     from stabilitygate.errors import BadInput
-    from stabilitygate.results import Report
+    from stabilitygate.report.model import Report
 
     try:
         data = read_json_file(path, what="the report", hint=_HINT)

@@ -23,15 +23,12 @@ from pydantic import (
     model_validator,
 )
 
+from stabilitygate.suite.expected import EXPECTED_JSON_SCHEMA, check_expected
+from stabilitygate.suite.strict import Strict
+
 Normalization = Literal["strip", "lower", "whitespace", "punctuation"]
 Share = Annotated[float, Field(ge=0.0, le=1.0)]
 DEFAULT_CLUSTER_COSINE = 0.95
-
-
-class Strict(BaseModel):
-    """Unknown keys are errors; objects never change after loading."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=False)
 
 
 #: The type of a provider that names none: an OpenAI-compatible API.
@@ -187,79 +184,6 @@ class AnswerSpec(Strict):
         return getattr(self, {"json": "json_", "schema": "schema_"}.get(kind, kind))
 
 
-# -- expected answers (docs/design.md, "Expected answers") -----------------------------------------------
-
-#: Parsers whose answer is a string, so that `expected` may be a matcher instead of a value
-#: (as may a case without a parser, whose answer is the completion itself).
-TEXT_ANSWER_KINDS = frozenset({"text", "regex"})
-
-
-class ContainsExpected(Strict):
-    """`expected: {contains: TEXT}`: correct when the answer holds TEXT, normalized as the answer is."""
-
-    contains: str = Field(min_length=1, description="Text the answer must contain (after the text normalization)")
-
-
-class RegexExpected(Strict):
-    """`expected: {regex: PATTERN}`: correct when PATTERN matches somewhere in the answer."""
-
-    regex: str = Field(min_length=1, description="Python regular expression searched in the answer")
-
-
-ExpectedMatcher = ContainsExpected | RegexExpected
-_MATCHER_SHAPES = "{contains: TEXT} or {regex: PATTERN}"
-
-
-def expected_matcher(value: dict[Any, Any]) -> ExpectedMatcher:
-    """The matcher a mapping spells; ValueError, saying what is allowed, for anything else."""
-    keys = sorted(str(k) for k in value)
-    if keys not in (["contains"], ["regex"]):
-        raise ValueError(f"a mapping must be {_MATCHER_SHAPES}, got the keys {', '.join(keys) or 'none'}")
-    key, given = keys[0], next(iter(value.values()))
-    if isinstance(given, bool) or not isinstance(given, str | int | float) or str(given) == "":
-        raise ValueError(f"`{key}` takes a non-empty string, got {given!r}")
-    if key == "contains":
-        return ContainsExpected(contains=str(given))
-    try:
-        re.compile(str(given))
-    except re.error as exc:
-        raise ValueError(f"`regex` does not compile: {exc}") from exc
-    return RegexExpected(regex=str(given))
-
-
-def check_expected(answer: AnswerSpec | None, value: Any) -> None:
-    """`expected` has a shape the case's parser can compare with; ValueError saying why not."""
-    kind = answer.kind if answer is not None else None
-    if value is None or kind == "json":  # a json answer's expected value may be any JSON value
-        return
-    if isinstance(value, dict):
-        if kind is not None and kind not in TEXT_ANSWER_KINDS:
-            raise ValueError(f"a {kind} answer compares with a plain value; {_MATCHER_SHAPES} needs a text answer")
-        expected_matcher(value)
-    elif isinstance(value, list):
-        raise ValueError("a list compares only with a json answer (answer: {json: POINTER})")
-    elif kind == "number" and not _is_number_like(value):
-        raise ValueError("a number answer needs a number (19, 2.5) or a string holding one ('1,234.50')")
-
-
-def _is_number_like(value: Any) -> bool:
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, int | float):
-        return value == value and value not in (float("inf"), float("-inf"))
-    return isinstance(value, str) and re.search(r"[0-9]", value) is not None
-
-
-_EXPECTED_JSON_SCHEMA: dict[str, Any] = {
-    "anyOf": [
-        {"type": ["string", "number", "boolean", "null"]},
-        ContainsExpected.model_json_schema(),
-        RegexExpected.model_json_schema(),
-        {"type": ["object", "array"], "description": "With a json answer: the expected JSON value"},
-    ]
-}
-
-
 class Message(Strict):
     role: Literal["system", "user", "assistant", "developer", "tool"]
     content: str
@@ -272,7 +196,7 @@ class Case(Strict):
     prompt: str | None = None
     messages: list[Message] | None = Field(None, min_length=1)
     answer: AnswerSpec | None = None
-    expected: Annotated[Any, WithJsonSchema(_EXPECTED_JSON_SCHEMA)] = Field(
+    expected: Annotated[Any, WithJsonSchema(EXPECTED_JSON_SCHEMA)] = Field(
         None,
         description="The correct answer, for accuracy: a value compared with the parsed answer, or with a "
         "text answer (or none) {contains: TEXT} or {regex: PATTERN}",

@@ -10,7 +10,7 @@ import pytest
 
 from stabilitygate.github import action
 from stabilitygate.github.reporting import MAX_CASE_WARNINGS, cache_line
-from stabilitygate.results import BaselineFacts, EmbeddingFacts, Report, RunFacts
+from stabilitygate.report.model import BaselineFacts, EmbeddingFacts, Report, RunFacts
 from tests.github.test_action import PR, STEADY, TOKEN, WOBBLY, Runner, write_suite
 from tests.report.test_markdown import assert_inert
 from tests.support.github_server import FakeGitHub

@@ -8,8 +8,8 @@ from stabilitygate.measure.agreement import (
     parsed_metrics,
     ranked,
     raw_metrics,
-    rounded,
 )
+from stabilitygate.plain import round_optional
 from stabilitygate.suite.model import AnswerSpec
 
 LETTER = AnswerSpec.model_validate({"choice": ["A", "B", "C"]})
@@ -106,9 +106,9 @@ def test_accuracy_without_a_parser_compares_the_stripped_text() -> None:
 
 
 def test_rounded_never_gives_negative_zero() -> None:
-    assert str(rounded(-1e-9)) == "0.0"
-    assert rounded(None) is None
-    assert rounded(2 / 3) == 0.666667
+    assert str(round_optional(-1e-9)) == "0.0"
+    assert round_optional(None) is None
+    assert round_optional(2 / 3) == 0.666667
 
 
 NUMBER = AnswerSpec.model_validate({"number": True})

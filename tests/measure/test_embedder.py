@@ -22,6 +22,7 @@ from stabilitygate.measure.embedder import Embedder, embedding_info, similarity
 from stabilitygate.measure.embedding_cache import EmbeddingCache, model_key
 from stabilitygate.measure.onnx_backend import MODEL_DIR_ENV, export_dir, read_manifest
 from stabilitygate.measure.semantic import unit_rows
+from stabilitygate.measure.sentence_transformers_backend import shared_model
 
 REPO = Path(__file__).resolve().parents[2]
 HEAVY = ("torch", "sentence_transformers", "transformers")
@@ -70,19 +71,7 @@ def test_importing_and_configuring_does_not_load_torch() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_other_models_must_be_local_sentence_transformers_directories(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    with pytest.raises(BadInput, match="'sentence-transformers/all-mpnet-base-v2' is not a local directory"):
-        Embedder("sentence-transformers/all-mpnet-base-v2")
-    with pytest.raises(BadInput, match="is not a sentence-transformers model directory"):
-        Embedder(str(tmp_path))
-    (tmp_path / "modules.json").write_text("[]")
-    assert Embedder(str(tmp_path)).model_path == tmp_path.resolve()
-    assert Embedder(str(tmp_path)).backend == "sentence-transformers"
-    monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # as if it were not installed
-    with pytest.raises(BadInput, match=r"needs sentence-transformers, which is not installed: pip install"):
-        Embedder(str(tmp_path))
+def test_batch_size_must_be_at_least_one() -> None:
     with pytest.raises(BadInput, match="batch_size"):
         Embedder(batch_size=0)
 
@@ -317,7 +306,7 @@ def test_prefetched_texts_are_ready_when_measured(tmp_path: Path) -> None:
 def test_word_pieces_match_the_model_tokenizer_and_long_texts_are_noted(
     uncached: Embedder, reference: Embedder, make_case: Callable[..., Any], make_samples: Any
 ) -> None:
-    model = embedder_module._shared_model(reference.model_name, reference.model_path)
+    model = shared_model(reference.model_name, reference.model_path)
     for text in (QUEENS, LONG, "naïve café — ünïcode"):
         assert uncached.word_pieces(text) == len(model.tokenizer(text, truncation=False)["input_ids"])
     assert uncached.word_pieces(LONG) > 256

@@ -14,7 +14,8 @@ from stabilitygate.judge.gate import verdict_counts
 from stabilitygate.judge.verdicts import judge_cases
 from stabilitygate.plain import plain
 from stabilitygate.report.json_report import build_report, dump_report
-from stabilitygate.results import BaselineFacts, CaseMeasurement, CaseVerdict, Report, RunFacts, SuiteRef
+from stabilitygate.report.model import BaselineFacts, Report, RunFacts, SuiteRef
+from stabilitygate.results import CaseMeasurement, CaseVerdict
 from stabilitygate.suite.model import AnswerSpec, Message, ProviderConfig, Regression, ResolvedCase, Thresholds
 
 CASE_KEYS = {

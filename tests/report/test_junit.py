@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from stabilitygate.report.junit import render_junit
-from stabilitygate.results import Report
+from stabilitygate.report.model import Report
 
 
 def rcase(cid: str, verdict: str, reasons: list[str]) -> dict[str, Any]:

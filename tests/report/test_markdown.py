@@ -15,7 +15,8 @@ from stabilitygate.judge.gate import exit_code, run_verdict, verdict_counts
 from stabilitygate.judge.verdicts import judge_cases
 from stabilitygate.report.json_report import build_report
 from stabilitygate.report.markdown import comment_marker, render_markdown
-from stabilitygate.results import BaselineFacts, CaseMeasurement, Report, RunFacts, SuiteRef
+from stabilitygate.report.model import BaselineFacts, Report, RunFacts, SuiteRef
+from stabilitygate.results import CaseMeasurement
 from stabilitygate.suite.model import AnswerSpec, Message, ProviderConfig, Regression, ResolvedCase, Thresholds
 
 GITHUB_LIMIT = 65_536

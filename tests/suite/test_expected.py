@@ -14,7 +14,8 @@ import yaml
 
 from stabilitygate.errors import BadInput
 from stabilitygate.suite import load_suite, parse_suite
-from stabilitygate.suite.model import ContainsExpected, RegexExpected, Suite, expected_matcher
+from stabilitygate.suite.expected import ContainsExpected, RegexExpected, expected_matcher
+from stabilitygate.suite.model import Suite
 from stabilitygate.suite.schema import render_schema
 
 HEAD = """\

@@ -1,0 +1,341 @@
+"""The typed report of a run: what `stabilitygate.run`, `score` and `merge` return.
+
+`Report.to_dict()` is exactly the report JSON (docs/design.md §8, "Files"); `Report.from_dict()`
+reads one back, validated (`report/schema.py`). Floats are rounded once, in `to_dict()`, by
+`stabilitygate.plain`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Literal
+
+from stabilitygate import TOOL_NAME, __version__
+from stabilitygate.plain import plain
+from stabilitygate.results import JSON, Agreement, CaseMeasurement, VerdictName
+
+__all__ = [
+    "BaselineFacts",
+    "CaseResult",
+    "EmbeddingFacts",
+    "Report",
+    "RunFacts",
+    "SamplingFacts",
+    "SuiteRef",
+    "Summary",
+]
+
+RunVerdict = Literal["pass", "fail", "error"]
+FAILING_VERDICTS: tuple[VerdictName, ...] = ("fail", "regressed", "error")
+SCHEMA_VERSION = 1
+
+
+# --- the run ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SamplingFacts:
+    """What sampling did: only a live run (or the merge of live shards) knows it."""
+
+    requests: int
+    retries: int
+    interrupted: bool
+    budget_exhausted: bool
+    fatal_error: str | None
+    early_stopped: Mapping[str, str]
+    samples_file: str | None
+    shard: str | None
+
+    @property
+    def could_not_measure(self) -> bool:
+        return self.interrupted or self.budget_exhausted or self.fatal_error is not None
+
+    @classmethod
+    def merged(cls, shards: Sequence[SamplingFacts]) -> SamplingFacts:
+        """The facts of a whole run that ran as these shards."""
+        return cls(
+            requests=sum(s.requests for s in shards),
+            retries=sum(s.retries for s in shards),
+            interrupted=any(s.interrupted for s in shards),
+            budget_exhausted=any(s.budget_exhausted for s in shards),
+            fatal_error=next((s.fatal_error for s in shards if s.fatal_error), None),
+            early_stopped={k: v for s in shards for k, v in s.early_stopped.items()},
+            samples_file=None,
+            shard=None,
+        )
+
+    def to_json(self) -> dict[str, JSON]:
+        data = asdict(self)
+        data["early_stopped"] = dict(sorted(self.early_stopped.items()))
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, JSON]) -> SamplingFacts:
+        return cls(
+            requests=int(data["requests"]),
+            retries=int(data["retries"]),
+            interrupted=bool(data["interrupted"]),
+            budget_exhausted=bool(data["budget_exhausted"]),
+            fatal_error=data.get("fatal_error"),
+            early_stopped=dict(data.get("early_stopped") or {}),
+            samples_file=data.get("samples_file"),
+            shard=data.get("shard"),
+        )
+
+
+@dataclass(frozen=True)
+class EmbeddingFacts:
+    """The semantic layer as the report describes it.
+
+    `texts_from_cache` is for the job summary only: the report JSON must not depend on whether the
+    embedding cache was warm, so it never enters `to_json()`.
+    """
+
+    model: str | None
+    texts_embedded: int
+    max_word_pieces: int | None
+    truncation: str
+    texts_from_cache: int | None = field(default=None, compare=False)
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "model": self.model,
+            "texts_embedded": self.texts_embedded,
+            "max_word_pieces": self.max_word_pieces,
+            "truncation": self.truncation,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, JSON] | None) -> EmbeddingFacts | None:
+        if data is None:
+            return None
+        return cls(data.get("model"), int(data.get("texts_embedded") or 0), data.get("max_word_pieces"),
+                   str(data.get("truncation") or ""))  # fmt: skip
+
+
+@dataclass(frozen=True)
+class BaselineFacts:
+    path: str
+    status: str  # compared | missing | updated | not written: ...
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """How the run went as a whole; always present in a report (sampling only after live sampling)."""
+
+    baseline: BaselineFacts
+    embedding: EmbeddingFacts | None
+    fail_on: str
+    sampling: SamplingFacts | None = None
+    changed_only: bool = False  # only cases changed since the baseline were sampled
+
+    @property
+    def could_not_measure(self) -> bool:
+        return self.sampling is not None and self.sampling.could_not_measure
+
+    def to_json(self) -> dict[str, JSON]:
+        data: dict[str, JSON] = {
+            "baseline": asdict(self.baseline),
+            "embedding": self.embedding.to_json() if self.embedding is not None else None,
+            "fail_on": self.fail_on,
+        }
+        if self.sampling is not None:
+            data["sampling"] = self.sampling.to_json()
+        if self.changed_only:
+            data["changed_only"] = True
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, JSON]) -> RunFacts:
+        baseline = data["baseline"]
+        sampling = data.get("sampling")
+        return cls(
+            baseline=BaselineFacts(str(baseline["path"]), str(baseline["status"])),
+            embedding=EmbeddingFacts.from_json(data.get("embedding")),
+            fail_on=str(data["fail_on"]),
+            sampling=SamplingFacts.from_json(sampling) if sampling is not None else None,
+            changed_only=bool(data.get("changed_only", False)),
+        )
+
+
+COUNT_KEYS = ("cases", "passed", "failed", "regressed", "new", "errors")
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The suite-level numbers and the verdict counts (docs/design.md, "The numbers")."""
+
+    cases: int
+    passed: int
+    failed: int
+    regressed: int
+    new: int
+    errors: int
+    tar_raw: float | None = None
+    tar_parsed: float | None = None
+    best_possible_accuracy: float | None = None
+    worst_possible_accuracy: float | None = None
+    accuracy_spread: float | None = None
+    samples_requested: int | None = None
+    samples_ok: int | None = None
+    sample_errors: int | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    # Only in the report of a `--changed-only` run (docs/design.md, "Changed-only runs").
+    unchanged: int | None = None
+    requests_saved: int | None = None
+
+    def to_json(self) -> dict[str, JSON]:
+        data = asdict(self)
+        for key in ("unchanged", "requests_saved"):
+            if data[key] is None:
+                del data[key]
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, JSON]) -> Summary:
+        counts = {key: int(data[key]) for key in COUNT_KEYS}
+        return cls(**counts).with_numbers(data)
+
+    def with_numbers(self, data: Mapping[str, JSON]) -> Summary:
+        """These counts with the suite-level numbers of `data` (keys it lacks stay null)."""
+        numbers: dict[str, Any] = {f: data[f] for f in self.__dataclass_fields__ if f not in COUNT_KEYS and f in data}
+        return replace(self, **numbers)
+
+
+# --- cases and the report -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One case in the report: what was measured, its primary agreement, the judge's verdict."""
+
+    id: str
+    line: int | None
+    hash: str
+    verdict: VerdictName
+    reasons: tuple[str, ...]
+    measurement: CaseMeasurement
+    primary: Agreement | None
+    comparison: Mapping[str, JSON] | None  # the report's `baseline` key: values and p-values
+
+    @property
+    def failing(self) -> bool:
+        return self.verdict in FAILING_VERDICTS
+
+    def to_json(self) -> dict[str, JSON]:
+        m = self.measurement
+        return {
+            "id": self.id,
+            "line": self.line,
+            "hash": self.hash,
+            "verdict": self.verdict,
+            "reasons": list(self.reasons),
+            "samples_requested": m.samples_requested,
+            "samples_ok": m.samples_ok,
+            "sample_errors": m.sample_errors,
+            "primary": self.primary.to_json() if self.primary is not None else None,
+            "metrics": dict(m.metrics),
+            "completions": list(m.completions),
+            "answers": list(m.answers),
+            "fingerprints": list(m.fingerprints),
+            "errors": list(m.errors),
+            "finish_reasons": dict(m.finish_reasons),
+            "usage": dict(m.usage),
+            "notes": list(m.notes),
+            "diagnostics": dict(m.diagnostics),
+            "baseline": dict(self.comparison) if self.comparison is not None else None,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, JSON]) -> CaseResult:
+        measurement = CaseMeasurement(
+            id=str(data["id"]),
+            samples_requested=int(data["samples_requested"]),
+            samples_ok=int(data["samples_ok"]),
+            sample_errors=int(data["sample_errors"]),
+            metrics=dict(data.get("metrics") or {}),
+            completions=list(data.get("completions") or []),
+            answers=list(data.get("answers") or []),
+            fingerprints=list(data.get("fingerprints") or []),
+            errors=list(data.get("errors") or []),
+            finish_reasons=dict(data.get("finish_reasons") or {}),
+            usage=dict(data.get("usage") or {}),
+            notes=list(data.get("notes") or []),
+            diagnostics=dict(data.get("diagnostics") or {}),
+        )
+        return cls(
+            id=str(data["id"]),
+            line=data.get("line"),
+            hash=str(data.get("hash") or ""),
+            verdict=data["verdict"],
+            reasons=tuple(str(r) for r in data.get("reasons") or ()),
+            measurement=measurement,
+            primary=Agreement.from_json(data.get("primary")),
+            comparison=data.get("baseline"),
+        )
+
+
+@dataclass(frozen=True)
+class SuiteRef:
+    path: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Report:
+    """A judged run: what `stabilitygate.run`, `score` and `merge` return."""
+
+    suite: SuiteRef
+    verdict: RunVerdict
+    exit_code: int
+    summary: Summary
+    run: RunFacts
+    cases: tuple[CaseResult, ...]
+    tool_name: str = TOOL_NAME
+    tool_version: str = __version__
+    schema_version: int = SCHEMA_VERSION
+
+    @property
+    def failing_cases(self) -> tuple[CaseResult, ...]:
+        return tuple(c for c in self.cases if c.failing)
+
+    def case(self, case_id: str) -> CaseResult:
+        return next(c for c in self.cases if c.id == case_id)
+
+    def with_exit_code(self, code: int) -> Report:
+        return replace(self, exit_code=code)
+
+    def to_dict(self) -> dict[str, JSON]:
+        """Exactly the report JSON (docs/design.md, "Files"), floats rounded."""
+        data = {
+            "schema_version": self.schema_version,
+            "tool": {"name": self.tool_name, "version": self.tool_version},
+            "suite": {"path": self.suite.path, "name": self.suite.name},
+            "verdict": self.verdict,
+            "exit_code": self.exit_code,
+            "summary": self.summary.to_json(),
+            "run": self.run.to_json(),
+            "cases": [c.to_json() for c in self.cases],
+        }
+        result: dict[str, JSON] = plain(data)
+        return result
+
+    @classmethod
+    def from_dict(cls, data: JSON, *, source: str | None = None) -> Report:
+        """A report read back; BadInput (exit 2, one line naming `source`) when it is not one."""
+        from stabilitygate.report.schema import check_report
+
+        check_report(data, source=source)
+        return cls(
+            suite=SuiteRef(str(data["suite"]["path"]), str(data["suite"]["name"])),
+            verdict=data["verdict"],
+            exit_code=int(data["exit_code"]),
+            summary=Summary.from_json(data["summary"]),
+            run=RunFacts.from_json(data["run"]),
+            cases=tuple(CaseResult.from_json(c) for c in data["cases"]),
+            tool_name=str(data["tool"]["name"]),
+            tool_version=str(data["tool"]["version"]),
+            schema_version=int(data["schema_version"]),
+        )
