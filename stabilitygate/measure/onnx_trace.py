@@ -10,7 +10,6 @@ are imported inside the functions: only the exporter needs them.
 
 from __future__ import annotations
 
-import os
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -44,23 +43,14 @@ CHECK_TOLERANCE = 1e-12  # float64 against float64: anything larger is a wrong g
 
 def load_reference(source: Path) -> Any:
     """The model exactly as the sentence-transformers backend runs it: float64, on the CPU, offline."""
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    os.environ["TRANSFORMERS_OFFLINE"] = "1"
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    from stabilitygate.measure.sentence_transformers_backend import load_float64
+
     try:
-        import torch
-        from sentence_transformers import SentenceTransformer
-        from transformers.utils import logging as transformers_logging
+        return load_float64(source)
     except ImportError as exc:
         raise CannotMeasure(
             f"exporting {DEFAULT_MODEL} needs {exc.name} (pip install 'llm-stability-gate[semantic,export]')"
         ) from exc
-    transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
-    transformers_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
-    model = SentenceTransformer(str(source), device="cpu", local_files_only=True)
-    model.to(torch.float64)
-    model.eval()
-    return model
 
 
 def reference_vectors(model: Any, texts: Sequence[str]) -> np.ndarray:

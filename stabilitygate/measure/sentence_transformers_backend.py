@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
-import os
 import threading
 from collections.abc import Callable, Sequence
 from functools import lru_cache
@@ -120,25 +119,29 @@ def shared_model(name: str, path: Path) -> Any:
 
 
 def _load_model(name: str, path: Path) -> Any:
-    # Never the hub: the model is a local directory, and these make any accidental lookup fail fast.
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    os.environ["TRANSFORMERS_OFFLINE"] = "1"
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     try:
-        import torch
-        from sentence_transformers import SentenceTransformer
-        from transformers.utils import logging as transformers_logging
+        return load_float64(path)
     except ImportError as exc:
         raise BadInput(
             f"embedding model {name!r} needs {exc.name}, which is not installed: {_OTHER_MODEL_HINT}"
         ) from exc
-    transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
-    transformers_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
-    try:
-        model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
     except Exception as exc:  # any failure to load is the same thing to the user: no semantic numbers
         raise CannotMeasure(f"cannot load the embedding model {name}: {exc}") from exc
+
+
+def load_float64(path: Path) -> Any:
+    """A local sentence-transformers model in float64 on the CPU, as the reference runs it.
+
+    Never the hub: the model is a local directory and is opened with `local_files_only`; nothing
+    process-wide is changed. ImportError names a missing package for the caller to word.
+    """
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+    transformers_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
+    model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
     model.to(torch.float64)
     model.eval()
     return model

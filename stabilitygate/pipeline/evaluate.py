@@ -103,8 +103,6 @@ def evaluate(
         status = record_baseline(
             loaded, cases, measurements, verdicts, baseline, could_not_measure=code == EXIT_CANNOT_MEASURE
         )
-        if status == "updated":
-            code = EXIT_PASS  # recording is what was asked; the verdicts are shown, not gated
     run = RunFacts(
         baseline=BaselineFacts(str(baseline.path), status),
         embedding=embedding_facts(embedder),
@@ -120,7 +118,8 @@ def evaluate(
         summary=suite_summary(measurements, cases),
         counts=verdict_counts(verdicts),
         run=run,
-        exit_code=code,
+        # Recording is what was asked: the verdicts are shown, not gated.
+        exit_code=EXIT_PASS if status == "updated" else code,
         verdict=run_verdict(verdicts, fatal=could_not_measure),
     )
     return with_unchanged(report, loaded, cases, measurements, unchanged) if changed_only else report

@@ -8,9 +8,10 @@ import logging
 import signal
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from stabilitygate.pipeline.options import Shard
 from stabilitygate.providers import make_provider
@@ -110,10 +111,8 @@ async def _sample(
     providers = _providers(cases, sampling, env)
     progress = None if progress_mode is False else Progress(sum(c.samples for c in cases), interactive=progress_mode)
 
-    async def warm_then_sample() -> SamplingOutcome | None:
-        # A provider that loads a model in-process does it before the clock of any request starts.
-        for provider in {id(p): p for p in providers.values()}.values():
-            await provider.warm_up()
+    async def warm_then_sample() -> SamplingOutcome:
+        await _warm_up(providers)
         return await sample_cases(
             cases,
             sampling,
@@ -124,7 +123,36 @@ async def _sample(
             secrets=secrets,
         )
 
-    task = asyncio.ensure_future(warm_then_sample())
+    try:
+        return await _until_interrupted(warm_then_sample())
+    except ProviderError as exc:  # the warm-up failed: nothing was sampled
+        return _nothing_sampled(redact(str(exc), secrets)), False
+    finally:
+        if progress is not None:
+            progress.close()
+        await _close(providers)
+
+
+async def _warm_up(providers: Mapping[str, Provider]) -> None:
+    """A provider that loads a model in-process does it before the clock of any request starts."""
+    for provider in _distinct(providers):
+        await provider.warm_up()
+
+
+async def _close(providers: Mapping[str, Provider]) -> None:
+    for provider in _distinct(providers):
+        with contextlib.suppress(Exception):
+            await provider.aclose()
+
+
+def _distinct(providers: Mapping[str, Provider]) -> list[Provider]:
+    """Each provider once: cases that share an endpoint share one."""
+    return list({id(p): p for p in providers.values()}.values())
+
+
+async def _until_interrupted(work: Coroutine[Any, Any, SamplingOutcome]) -> tuple[SamplingOutcome | None, bool]:
+    """(the outcome, False), or (None, True) when SIGINT or SIGTERM cancelled the work."""
+    task = asyncio.ensure_future(work)
     interrupted = False
     loop = asyncio.get_running_loop()
 
@@ -134,31 +162,27 @@ async def _sample(
         task.cancel()
 
     _on_signals(loop, interrupt)
-    outcome: SamplingOutcome | None = None
     try:
-        outcome = await task
+        return await task, False
     except asyncio.CancelledError:
         if not interrupted:
             raise
-    except ProviderError as exc:  # the warm-up failed: nothing was sampled
-        outcome = SamplingOutcome(
-            samples=[],
-            requests_made=0,
-            retries=0,
-            fatal_error=redact(str(exc), secrets),
-            budget_exhausted=False,
-            early_stopped={},
-            interrupted=False,
-            wall_s=0.0,
-        )
+        return None, True
     finally:
         _on_signals(loop, None)
-        if progress is not None:
-            progress.close()
-        for provider in {id(p): p for p in providers.values()}.values():
-            with contextlib.suppress(Exception):
-                await provider.aclose()
-    return outcome, interrupted
+
+
+def _nothing_sampled(fatal_error: str) -> SamplingOutcome:
+    return SamplingOutcome(
+        samples=[],
+        requests_made=0,
+        retries=0,
+        fatal_error=fatal_error,
+        budget_exhausted=False,
+        early_stopped={},
+        interrupted=False,
+        wall_s=0.0,
+    )
 
 
 def _on_signals(loop: asyncio.AbstractEventLoop, handler: Callable[[], None] | None) -> None:

@@ -103,9 +103,7 @@ def is_loaded(source: ModelSource) -> bool:
 
 
 def _load_uncached(source: ModelSource) -> LoadedModel:
-    # Never reach a hub: everything the provider needs is on disk.
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    # Never reach a hub: everything the provider needs is on disk, opened with `local_files_only`.
     try:
         import torch
         import transformers
