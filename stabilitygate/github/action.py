@@ -7,8 +7,9 @@ A big suite spreads over a matrix: each `shard: K/N` job runs its share and only
 verdict is provisional, so no comment and no annotations), then one `merge` job joins the shards'
 reports and does everything a whole run does.
 
-The pieces: `gate` runs the command line, `reporting` turns its report into annotations, summary,
-outputs and comment, `shards` handles a matrix's shard and merge jobs.
+The pieces: `gate` calls the library in-process with the suite loaded once, `reporting` turns its
+Report into annotations, summary, outputs and comment, `shards` handles a matrix's shard and merge
+jobs; `comment-from` renders and posts a report another job wrote (the fork-safe pair).
 """
 
 from __future__ import annotations
