@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import yaml
+from scripted_server import scripted_server  # bench/, beside this script
 
 ROOT = Path(__file__).resolve().parents[1]
 LATENCY_S = 0.2
@@ -27,19 +28,12 @@ SAMPLES = 10
 CONCURRENCY = 8
 
 
-def start_server(directory: Path) -> tuple[subprocess.Popen[str], str]:
+def server_script(directory: Path) -> Path:
     script = {"completions": {f"q{i}": [[f"answer {i}", 1]] for i in range(CASES)}, "default": "edited",
               "latency_s": LATENCY_S}  # fmt: skip
     path = directory / "script.json"
     path.write_text(json.dumps(script))
-    server = subprocess.Popen(
-        [sys.executable, "-m", "tests.support.openai_server", "--port", "0", "--script", str(path)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert server.stdout is not None
-    return server, server.stdout.readline().strip()
+    return path
 
 
 def write_suite(directory: Path, base_url: str, *, edited: str | None, canaries: int) -> Path:
@@ -72,8 +66,7 @@ def gate(suite: Path, *flags: str) -> tuple[float, dict[str, object]]:
 def main() -> int:
     with tempfile.TemporaryDirectory() as scratch:
         directory = Path(scratch)
-        server, base_url = start_server(directory)
-        try:
+        with scripted_server(server_script(directory)) as base_url:
             write_suite(directory, base_url, edited=None, canaries=2)
             gate(directory / "suite.yml", "--update-baseline")
             rows = []
@@ -86,9 +79,6 @@ def main() -> int:
                 seconds, report = gate(suite, *flags)
                 sampling = report["run"]["sampling"]  # type: ignore[index]
                 rows.append((label, int(sampling["requests"]), seconds))
-        finally:
-            server.terminate()
-            server.wait()
     full_requests, full_seconds = rows[0][1], rows[0][2]
     print(f"{CASES} cases x {SAMPLES} samples, one case changed; server latency {LATENCY_S * 1000:.0f} ms, "
           f"concurrency {CONCURRENCY}\n")  # fmt: skip

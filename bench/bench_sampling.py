@@ -15,10 +15,11 @@ import asyncio
 import json
 import math
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from scripted_server import scripted_server  # bench/, beside this script
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # stabilitygate without an install
@@ -70,32 +71,17 @@ def efficiency(base_url: str, samples: int, concurrency: int) -> tuple[float, fl
     return wall, wall / (math.ceil(samples / concurrency) * LATENCY_S), ok
 
 
-def _start_server(script: Path) -> tuple[subprocess.Popen[str], str]:
-    server = subprocess.Popen(
-        [sys.executable, "-m", "tests.support.openai_server", "--port", "0", "--script", str(script)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert server.stdout is not None
-    return server, server.stdout.readline().strip()
-
-
 def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "script.json"
         script.write_text(json.dumps({"latency_s": LATENCY_S, "default": "Queens, New York"}))
-        server, base_url = _start_server(script)
-        try:
+        with scripted_server(script) as base_url:
             efficiency(base_url, 16, 8)  # warm-up: imports, first connections
             headline = sorted(efficiency(base_url, 64, 8) for _ in range(3))[1]  # the median of three
             rows = [(64, 8, *headline)]
             for concurrency in (1, 8, 32, 64):
                 samples = concurrency * (ROUNDS if concurrency > 1 else 12)
                 rows.append((samples, concurrency, *efficiency(base_url, samples, concurrency)))
-        finally:
-            server.terminate()
-            server.wait(timeout=10)
     print(f"scripted OpenAI server on loopback, {LATENCY_S * 1000:.0f} ms latency, {CASES} cases")
     print(f"{'samples':>7} {'conc':>4} {'wall s':>7} {'ideal s':>7} {'ratio':>6} {'ok':>5}")
     for samples, concurrency, wall, ratio, ok in rows:

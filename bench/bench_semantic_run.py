@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
+from scripted_server import scripted_server  # bench/, beside this script
 
 ROOT = Path(__file__).resolve().parents[1]
 LATENCY_S = 0.2
@@ -196,23 +197,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-bench", "HF_HUB_OFFLINE": "1"}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        server = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "tests.support.openai_server",
-                "--port",
-                "0",
-                "--script",
-                str(server_script(work, distinct)),
-            ],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        try:
-            assert server.stdout is not None
-            base_url = server.stdout.readline().strip()
+        with scripted_server(server_script(work, distinct)) as base_url:
             suites = write_files(work, base_url)
             warm_cache = work / "warm-cache"
             samples = work / "samples.jsonl"
@@ -222,9 +207,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             pf_command = promptfoo_command(work, base_url)
             promptfoo = measure(pf_command, env) if pf_command is not None else None
             same_report = same_report_cold_and_warm(work, suites["on"], samples, warm_cache, env)
-        finally:
-            server.terminate()
-            server.wait(timeout=10)
     print_table(rounds, promptfoo, warmed, same_report, distinct)
     return 0
 
