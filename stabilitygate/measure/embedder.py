@@ -17,17 +17,18 @@ batch size, batch companions, thread count, cache state or backend produced it.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
-from stabilitygate.errors import BadInput
+from stabilitygate.errors import BadInput, CannotMeasure
 from stabilitygate.measure.embedding_cache import EmbeddingCache, model_key, resolve_cache_dir
-from stabilitygate.measure.embedding_worker import BackgroundLoad, Prefetch, Worker
+from stabilitygate.measure.embedding_worker import LOAD_WAIT_S, BackgroundLoad, Prefetch, Worker
 from stabilitygate.measure.onnx_backend import DEFAULT_MODEL, ExportManifest, OnnxEncoder, export_dir, read_manifest
 from stabilitygate.measure.semantic import unit_rows
 from stabilitygate.measure.sentence_transformers_backend import (
@@ -74,7 +75,14 @@ class Embedder:
     Each distinct text goes through the model once per process; vectors also persist in the disk cache.
     """
 
-    def __init__(self, model: str = DEFAULT_MODEL, *, batch_size: int = 32, cache_dir: str | None = None) -> None:
+    def __init__(
+        self,
+        model: str = DEFAULT_MODEL,
+        *,
+        batch_size: int = 32,
+        cache_dir: str | None = None,
+        wait_s: float = LOAD_WAIT_S,
+    ) -> None:
         if batch_size < 1:
             raise BadInput(f"embedding batch_size must be at least 1, not {batch_size}")
         self._name = model
@@ -91,9 +99,10 @@ class Embedder:
         self._tokenizer: Callable[[str], int] | None = None
         self._max_word_pieces: int | None = None
         self._lock = threading.RLock()  # the memory, the counters, the model calls
+        self._wait_s = wait_s  # the longest any caller waits for the lock or the load
         self._tokenizer_lock = threading.Lock()
         worker = Worker()
-        self._loading: BackgroundLoad[_Backend] = BackgroundLoad(worker)
+        self._loading: BackgroundLoad[_Backend] = BackgroundLoad(worker, wait_s=wait_s)
         self._prefetch = Prefetch(worker)
         self._texts_embedded = 0
         self._texts_from_cache = 0
@@ -162,7 +171,8 @@ class Embedder:
         """Start loading the model in a worker thread and return at once.
 
         Does nothing when the disk cache already holds vectors of this model: a stable suite then
-        loads no model at all, and a text the cache lacks loads it on demand.
+        loads no model at all, and a text the cache lacks loads it on demand, in whichever thread needs
+        it first (a prefetch on the worker, or the measuring thread).
         """
         cache = self._disk_cache()
         if cache is not None and cache.has_entries():
@@ -170,7 +180,7 @@ class Embedder:
         self._loading.start(self._load_backend)
 
     def prefetch(self, texts: Iterable[str]) -> None:
-        """Have the worker thread embed these texts, after the load, and return at once.
+        """Have the worker thread embed these texts (loading the model first if nobody has) and return at once.
 
         A run hands completions over as they arrive (one at a time is fine: texts handed over while the
         worker is busy are embedded together, as one batch), so their vectors are ready when measuring
@@ -214,7 +224,7 @@ class Embedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """L2-normalised float32 rows, one per input text, in input order."""
         texts = list(texts)
-        with self._lock:
+        with self._locked():
             missing = sorted({t for t in texts if t not in self._memory})
             cache = self._disk_cache() if missing else None
             if cache is not None:
@@ -233,13 +243,23 @@ class Embedder:
                 return np.zeros((0, self._dimension()), dtype=np.float32)
             return np.stack([self._memory[t] for t in texts])
 
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """The embedder's lock, waited for at most `wait_s` (another thread may be in a long forward pass)."""
+        if not self._lock.acquire(timeout=self._wait_s):
+            raise CannotMeasure(f"waited {self._wait_s:g} s for the embedding model to finish other texts")
+        try:
+            yield
+        finally:
+            self._lock.release()
+
     def _dimension(self) -> int:
         if self._memory:
             return int(next(iter(self._memory.values())).shape[0])
         return self._export.dimension if self._export is not None else 0
 
     def _run_model(self, texts: list[str]) -> dict[str, np.ndarray]:
-        backend = self._loading.result(self._load_backend)  # waits for the worker if it is still loading
+        backend = self._loading.result(self._load_backend)  # loads here, or waits for the thread loading it
         started = time.perf_counter()
         out = backend.encode([_model_text(t) for t in texts], self.batch_size)
         rows = unit_rows(out).astype(np.float32)

@@ -3,8 +3,10 @@
 Layout: ROOT/<model key>/<sha256 of the text, 2 chars>/<sha256 of the text>.f32, one small file per
 vector. The model key is the model's name plus a hash of its files, so a changed model never reads
 another's vectors. Each file is written to a temporary name and renamed into place (atomic on POSIX), so
-concurrent runs may write the same entry and a reader never sees half a file. A file that does not
-look right is treated as a miss, and an unwritable cache only costs speed: it never fails a run.
+concurrent runs may write the same entry and a reader never sees half a file. Each entry carries a
+CRC-32 of its text's key and its vector, so a file that does not check out (truncated, garbled, or
+another text's) is never trusted: it is a miss, re-embedded, with one warning per run. An entry of an
+older format is a silent miss. An unwritable cache only costs speed: it never fails a run.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import logging
 import os
 import re
 import struct
+import zlib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -25,8 +28,9 @@ log = logging.getLogger(__name__)
 
 ENV_VAR = "STABILITYGATE_CACHE_DIR"
 _DISABLED = {"", "off", "none", "false", "0", "no"}
-_MAGIC = b"SGE1"
-_HEADER = struct.Struct("<4sI")  # magic, dimension
+_MAGIC = b"SGE2"
+_OLDER_FORMATS = {b"SGE1"}
+_HEADER = struct.Struct("<4sII")  # magic, dimension, CRC-32 of the text's key and the vector bytes
 
 
 def default_cache_dir() -> Path | None:
@@ -61,6 +65,7 @@ class EmbeddingCache:
         self.root = Path(root)
         self.directory = self.root / model
         self._writable = True
+        self._warned = False  # one warning per run for damaged entries
 
     def has_entries(self) -> bool:
         """Whether any vector of this model is stored (one directory listing: no entry is read)."""
@@ -74,17 +79,25 @@ class EmbeddingCache:
         return self.directory / key[:2] / f"{key}.f32"
 
     def get(self, text: str) -> np.ndarray | None:
+        key = text_key(text)
         try:
-            blob = self._path(text_key(text)).read_bytes()
+            blob = self._path(key).read_bytes()
         except OSError:
             return None
-        if len(blob) < _HEADER.size:
-            return None
-        magic, dim = _HEADER.unpack_from(blob)
-        if magic != _MAGIC or dim == 0 or len(blob) != _HEADER.size + 4 * dim:
-            return None
-        vector = np.frombuffer(blob, dtype="<f4", offset=_HEADER.size).astype(np.float32)
-        return vector if np.isfinite(vector).all() else None
+        if blob[:4] in _OLDER_FORMATS:
+            return None  # recomputed and rewritten in today's format, not an error
+        vector = _checked_vector(key, blob)
+        if vector is None:
+            self._damaged(key)
+        return vector
+
+    def _damaged(self, key: str) -> None:
+        if not self._warned:
+            self._warned = True
+            log.warning(
+                "embedding cache entry %s is damaged: ignored and re-embedded (later ones are too, silently)",
+                self._path(key),
+            )
 
     def get_many(self, texts: Iterable[str]) -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}
@@ -97,9 +110,10 @@ class EmbeddingCache:
     def put(self, text: str, vector: np.ndarray) -> None:
         if not self._writable:
             return
-        data = np.ascontiguousarray(vector, dtype="<f4")
-        blob = _HEADER.pack(_MAGIC, data.shape[0]) + data.tobytes()
-        target = self._path(text_key(text))
+        key = text_key(text)
+        data = np.ascontiguousarray(vector, dtype="<f4").tobytes()
+        blob = _HEADER.pack(_MAGIC, len(data) // 4, _checksum(key, data)) + data
+        target = self._path(key)
         try:
             # Readers see a whole entry or none; a lost entry is only recomputed, so no fsync.
             write_atomic(target, blob, durable=False)
@@ -111,3 +125,19 @@ class EmbeddingCache:
     def put_many(self, vectors: Mapping[str, np.ndarray]) -> None:
         for text, vector in vectors.items():
             self.put(text, vector)
+
+
+def _checksum(key: str, data: bytes) -> int:
+    return zlib.crc32(data, zlib.crc32(key.encode("ascii")))
+
+
+def _checked_vector(key: str, blob: bytes) -> np.ndarray | None:
+    """The entry's vector when its length, checksum and values check out; else None."""
+    if len(blob) < _HEADER.size:
+        return None
+    magic, dim, crc = _HEADER.unpack_from(blob)
+    data = blob[_HEADER.size :]
+    if magic != _MAGIC or dim == 0 or len(data) != 4 * dim or _checksum(key, data) != crc:
+        return None
+    vector = np.frombuffer(data, dtype="<f4").astype(np.float32)
+    return vector if np.isfinite(vector).all() else None

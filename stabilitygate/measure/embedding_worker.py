@@ -1,7 +1,9 @@
-"""The embedder's background thread: the model load first, then prefetched texts, in order.
+"""The embedder's background thread: the model load (when a run starts it), then prefetched texts, in order.
 
 A run starts the load before sampling and hands completions over as they arrive, so the load and the
-forward passes overlap the requests. Errors of the thread are kept for whoever waits on its work and
+forward passes overlap the requests. No wait here can deadlock: a job never waits for work queued behind
+itself (`BackgroundLoad.result` loads in place when nobody has begun), and every wait has a bound past
+which the run cannot measure (exit 3). Errors of the thread are kept for whoever waits on its work and
 raised there, in the caller's thread, chained to the original.
 """
 
@@ -13,6 +15,7 @@ import threading
 import weakref
 from collections.abc import Callable
 from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Generic, TypeVar
 
 from stabilitygate.errors import BadInput, CannotMeasure, GateError
@@ -21,6 +24,8 @@ T = TypeVar("T")
 
 THREAD_NAME = "stabilitygate-embedder"
 _EXIT_WAIT_S = 60.0  # the longest a forward pass may keep the process from exiting
+#: The longest anyone waits for a model load that another thread is running (docs/design.md §14).
+LOAD_WAIT_S = 600.0
 
 
 class Worker:
@@ -82,40 +87,62 @@ def resurfaced(exc: BaseException) -> GateError:
 
 
 class BackgroundLoad(Generic[T]):
-    """A load that runs once, on the worker; whoever needs its result waits for it.
+    """A load that runs once, in whichever thread first needs it; everyone else waits, for a bounded time.
 
+    `start` queues the load on the worker. `result` runs it in place when nobody has claimed it yet,
+    even when a queued start job is still waiting for its turn: the worker may be busy with a job that
+    itself needs the load, and waiting for work queued behind oneself never ends (docs/design.md §14,
+    "Cold start"). So the only waits are on a load that is actually running, and they are bounded.
     The load function is passed on each call rather than kept, so this object never holds its owner.
     """
 
-    def __init__(self, worker: Worker) -> None:
+    def __init__(self, worker: Worker, *, wait_s: float = LOAD_WAIT_S) -> None:
         self._worker = worker
-        self._loading: Future[T] | None = None
+        self._wait_s = wait_s
+        self._loading: Future[T] = Future()
+        self._queued = False
+        self._claimed = False
         self._lock = threading.Lock()  # never held for long: prefetch() runs on the event loop
 
     @property
     def started(self) -> bool:
-        return self._loading is not None
+        return self._queued or self._claimed
 
-    def start(self, load: Callable[[], T]) -> Future[T]:
-        """Queue the load unless it is queued already; its future either way."""
+    def start(self, load: Callable[[], T]) -> None:
+        """Queue the load on the worker unless it is queued, running or done already."""
         with self._lock:
-            if self._loading is None:
-                loading: Future[T] = Future()
-                loading.set_running_or_notify_cancel()
-                self._loading = loading
-                self._worker.submit(lambda: _load_into(loading, load))
-            return self._loading
+            if self._queued or self._claimed:
+                return
+            self._queued = True
+        self._worker.submit(lambda: self._run_if_unclaimed(load))
 
     def result(self, load: Callable[[], T]) -> T:
-        """The loaded thing, starting the load or waiting for the worker as needed."""
-        loading = self.start(load)
+        """The loaded thing: loaded here when nobody has begun, else awaited (at most `wait_s`)."""
+        if self._claim():
+            _load_into(self._loading, load)
         try:
-            return loading.result()
+            return self._loading.result(timeout=self._wait_s)
+        except FutureTimeout as exc:
+            raise CannotMeasure(
+                f"waited {self._wait_s:g} s for the embedding model to load, and it has not finished"
+            ) from exc
         except Exception as exc:
             raise resurfaced(exc) from exc
 
+    def _claim(self) -> bool:
+        with self._lock:
+            if self._claimed:
+                return False
+            self._claimed = True
+            return True
+
+    def _run_if_unclaimed(self, load: Callable[[], T]) -> None:
+        if self._claim():
+            _load_into(self._loading, load)
+
 
 def _load_into(loading: Future[T], load: Callable[[], T]) -> None:
+    loading.set_running_or_notify_cancel()
     try:
         loading.set_result(load())
     except BaseException as exc:  # handed to whoever waits on the load

@@ -26,6 +26,9 @@ from stabilitygate.suite.load import LoadedSuite
 from stabilitygate.suite.model import ResolvedCase, Sampling
 
 log = logging.getLogger("stabilitygate")
+#: Bounds of the waits outside the requests (whose own bound is sampling.timeout_s), docs/design.md §14.
+WARM_UP_LIMIT_S = 600.0
+CLOSE_LIMIT_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -133,16 +136,26 @@ async def _sample(
         await _close(providers)
 
 
-async def _warm_up(providers: Mapping[str, Provider]) -> None:
-    """A provider that loads a model in-process does it before the clock of any request starts."""
+async def _warm_up(providers: Mapping[str, Provider], limit_s: float = WARM_UP_LIMIT_S) -> None:
+    """A provider that loads a model in-process does it before the clock of any request starts.
+
+    Bounded like every other wait of a run: a load that never ends is a run that cannot measure."""
     for provider in _distinct(providers):
-        await provider.warm_up()
+        try:
+            async with asyncio.timeout(limit_s):
+                await provider.warm_up()
+        except TimeoutError as exc:
+            raise ProviderError(
+                f"waited {limit_s:g} s for the provider to load its model, and it has not finished", retryable=False
+            ) from exc
 
 
-async def _close(providers: Mapping[str, Provider]) -> None:
+async def _close(providers: Mapping[str, Provider], limit_s: float = CLOSE_LIMIT_S) -> None:
+    """Close every provider; one that does not close in time is left to the process exit."""
     for provider in _distinct(providers):
         with contextlib.suppress(Exception):
-            await provider.aclose()
+            async with asyncio.timeout(limit_s):
+                await provider.aclose()
 
 
 def _distinct(providers: Mapping[str, Provider]) -> list[Provider]:

@@ -124,23 +124,16 @@ def test_cached_vectors_are_used_without_loading_the_model(tmp_path: Path) -> No
 def test_start_loading_returns_while_the_model_loads_in_another_thread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    release = threading.Event()
-    loaded_in: list[str] = []
-    real = embedder_module._shared_encoder
-
-    def held_load(export: Any) -> Any:
-        loaded_in.append(threading.current_thread().name)
-        assert release.wait(timeout=60)
-        return real(export)
-
-    monkeypatch.setattr(embedder_module, "_shared_encoder", held_load)
+    held = HeldEncoder(embedder_module._shared_encoder)
+    monkeypatch.setattr(embedder_module, "_shared_encoder", held)
     embedder = Embedder(cache_dir=str(tmp_path))
     embedder.start_loading()  # returns although the load is held
     assert embedder.loading_started
     embedder.start_loading()  # a second call starts nothing more
-    release.set()
+    assert held.began.wait(timeout=60)
+    held.release.set()
     assert embedder.embed([QUEENS]).shape == (1, 384)  # waits for the load
-    assert loaded_in == ["stabilitygate-embedder"]
+    assert held.threads == ["stabilitygate-embedder"]
     assert embedder.texts_embedded == 1
 
 
@@ -401,3 +394,60 @@ def test_prefetching_cached_texts_loads_no_model(tmp_path: Path) -> None:
     assert np.array_equal(second.embed([QUEENS, NYC]), first.embed([QUEENS, NYC]))
     assert not second.loading_started
     assert (second.texts_embedded, second.texts_from_cache) == (0, 2)
+
+
+class HeldEncoder:
+    """Stands in for the export's loader: says when a load began, finishes it only when released."""
+
+    def __init__(self, real: Callable[[Any], Any]) -> None:
+        self.real = real
+        self.began = threading.Event()
+        self.release = threading.Event()
+        self.threads: list[str] = []
+
+    def __call__(self, export: Any) -> Any:
+        self.threads.append(threading.current_thread().name)
+        self.began.set()
+        assert self.release.wait(timeout=60)
+        return self.real(export)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cache", ["warm", "cold"])
+def test_a_new_completion_after_a_warm_or_cold_start_is_embedded_without_a_hang(
+    cache: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Warm: the cache holds vectors, so start_loading() loads nothing and the prefetch of a text the
+    # cache lacks is the first to need the model (it used to queue the load behind itself, forever).
+    # Cold: the load starts first and the prefetch queues behind it.
+    if cache == "warm":
+        EmbeddingCache(tmp_path, default_cache_key()).put(QUEENS, np.ones(384, dtype=np.float32))
+    held = HeldEncoder(embedder_module._shared_encoder)
+    monkeypatch.setattr(embedder_module, "_shared_encoder", held)
+    embedder = Embedder(cache_dir=str(tmp_path))
+    embedder.start_loading()
+    assert embedder.loading_started is (cache == "cold")
+    embedder.prefetch([NYC])
+    assert held.began.wait(timeout=60)  # on the worker: the load itself, or the prefetch loading in place
+    measured: list[np.ndarray] = []
+    measuring = threading.Thread(target=lambda: measured.append(embedder.embed([NYC, QUEENS])))
+    measuring.start()
+    held.release.set()
+    measuring.join(timeout=120)
+    assert not measuring.is_alive()
+    assert measured[0].shape == (2, 384)
+    assert held.threads == ["stabilitygate-embedder"]  # loaded once
+    assert embedder.texts_embedded == (1 if cache == "warm" else 2)
+
+
+def test_waiting_for_the_embedder_has_a_bound_past_which_the_run_cannot_measure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held = HeldEncoder(embedder_module._shared_encoder)
+    monkeypatch.setattr(embedder_module, "_shared_encoder", held)
+    embedder = Embedder(cache_dir=str(tmp_path), wait_s=0.05)
+    embedder.prefetch([NYC])  # the worker takes the lock and loads, held
+    assert held.began.wait(timeout=60)
+    with pytest.raises(CannotMeasure, match=r"^waited 0.05 s for the embedding model to finish other texts$"):
+        embedder.embed([NYC])
+    held.release.set()

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import subprocess
 import sys
@@ -62,7 +63,7 @@ def test_entries_live_under_the_model_key_and_the_text_hash(tmp_path: Path) -> N
     EmbeddingCache(tmp_path, "m-1").put("Queens", np.ones(3, dtype=np.float32))
     key = hashlib.sha256(b"Queens").hexdigest()
     assert text_key("Queens") == key
-    assert (tmp_path / "m-1" / key[:2] / f"{key}.f32").stat().st_size == 8 + 12
+    assert (tmp_path / "m-1" / key[:2] / f"{key}.f32").stat().st_size == 12 + 12
     assert EmbeddingCache(tmp_path, "m-2").get("Queens") is None  # another model never reads it
 
 
@@ -82,15 +83,34 @@ def test_has_entries_tells_an_empty_cache_from_a_used_one(tmp_path: Path) -> Non
     assert not EmbeddingCache(tmp_path / "root", "m-2").has_entries()  # another model's entries do not count
 
 
-def test_damaged_files_are_misses(tmp_path: Path) -> None:
+def test_damaged_files_are_never_trusted_and_warned_about_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    cache = EmbeddingCache(tmp_path, "m")
+    cache.put("a", np.ones(4, dtype=np.float32))
+    cache.put("b", np.zeros(4, dtype=np.float32))
+    path = next(p for p in (tmp_path / "m").rglob("*.f32") if p.stem == text_key("a"))
+    good = path.read_bytes()
+    flipped = bytearray(good)
+    flipped[-1] ^= 0x01  # one garbled bit of the vector: the right size, the wrong numbers
+    other = next(p for p in (tmp_path / "m").rglob("*.f32") if p.stem == text_key("b")).read_bytes()
+    nan = good[:12] + np.full(4, np.nan, "<f4").tobytes()
+    with caplog.at_level(logging.WARNING, logger="stabilitygate"):
+        for blob in (b"", b"SGE2", good[:-1], b"XXXX" + good[4:], bytes(flipped), other, nan):
+            path.write_bytes(blob)
+            assert cache.get("a") is None
+    damaged = [r for r in caplog.records if "is damaged" in r.getMessage()]
+    assert len(damaged) == 1 and "re-embedded" in damaged[0].getMessage()
+
+
+def test_an_entry_of_the_older_format_is_a_silent_miss(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     cache = EmbeddingCache(tmp_path, "m")
     cache.put("a", np.ones(4, dtype=np.float32))
     path = next((tmp_path / "m").rglob("*.f32"))
-    for blob in (b"", b"SGE1", path.read_bytes()[:-1], b"XXXX" + path.read_bytes()[4:]):
-        path.write_bytes(blob)
+    path.write_bytes(b"SGE1" + (4).to_bytes(4, "little") + np.ones(4, "<f4").tobytes())
+    with caplog.at_level(logging.WARNING, logger="stabilitygate"):
         assert cache.get("a") is None
-    path.write_bytes(path.read_bytes()[:0] + b"SGE1" + (4).to_bytes(4, "little") + np.full(4, np.nan, "<f4").tobytes())
-    assert cache.get("a") is None
+    assert not caplog.records
 
 
 def test_an_unwritable_cache_warns_and_never_fails(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -109,3 +111,26 @@ def test_the_embedded_local_model_end_to_end(tmp_path: Path, run_cli: RunCli) ->
     lines = [json.loads(line) for line in samples.read_text().splitlines()]
     assert all(s["fingerprint"].startswith("local_") and s["usage"]["completion_tokens"] <= 6 for s in lines)
     assert report["summary"]["completion_tokens"] == sum(s["usage"]["completion_tokens"] for s in lines)
+
+
+class NeverLoads:
+    """A provider whose in-process model load never finishes, and whose close never returns either."""
+
+    def __init__(self) -> None:
+        self.stuck = asyncio.Event()
+
+    async def warm_up(self) -> None:
+        await self.stuck.wait()
+
+    async def aclose(self) -> None:
+        await self.stuck.wait()
+
+
+def test_a_warm_up_that_never_ends_is_a_provider_error_past_its_bound() -> None:
+    from stabilitygate.pipeline.run import _close, _warm_up
+    from stabilitygate.providers.interface import ProviderError
+
+    provider: Any = NeverLoads()
+    with pytest.raises(ProviderError, match=r"^waited 0.01 s for the provider to load its model"):
+        asyncio.run(_warm_up({"c": provider}, limit_s=0.01))
+    asyncio.run(_close({"c": provider}, limit_s=0.01))  # returns: a stuck close is left to the exit
