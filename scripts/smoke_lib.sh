@@ -47,7 +47,7 @@ build_image() {
   local context="$WORK/context"
   mkdir -p "$context"
   # A clean context: the files the image needs, never the .venv or caches of this checkout.
-  local files=(pyproject.toml README.md entrypoint.py stabilitygate Dockerfile .dockerignore)
+  local files=(pyproject.toml README.md entrypoint.py stabilitygate scripts/build_wheel.py Dockerfile .dockerignore)
   if [ -e LICENSE ]; then files+=(LICENSE); fi
   tar --exclude=__pycache__ -c "${files[@]}" | tar -C "$context" -x
   local wheels="${TORCH_WHEEL_DIR:-/opt/wheels}"

@@ -6,6 +6,7 @@ The library API (docs/design.md, "Library API")::
     report = stabilitygate.run(".stability/suite.yml")          # sample, measure, judge
     report = stabilitygate.score(["samples.jsonl"], suite="suite.yml")
     report = stabilitygate.merge(["shard1/report.json", "shard2/report.json"])
+    print("\n".join(stabilitygate.plan(".stability/suite.yml").lines()))  # cost and power, spending nothing
     report.verdict, report.exit_code, report.to_dict()
 
 Importing the package is cheap: the pipeline loads on first use.
@@ -15,22 +16,49 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
-TOOL_NAME = "llm-stability-gate"
+from stabilitygate.version import TOOL_NAME, __version__
 
 if TYPE_CHECKING:
-    from stabilitygate.api import merge, run, score
+    from stabilitygate.api import merge, plan, run, score
+    from stabilitygate.errors import BadInput, CannotMeasure
+    from stabilitygate.pipeline.options import Shard
+    from stabilitygate.report.files import ReportFiles
     from stabilitygate.report.model import CaseResult, Report, RunFacts
+    from stabilitygate.samples import Sample
+    from stabilitygate.suite.load import LoadedSuite
 
 _LAZY = {
     "run": "stabilitygate.api",
     "score": "stabilitygate.api",
     "merge": "stabilitygate.api",
+    "plan": "stabilitygate.api",
     "Report": "stabilitygate.report.model",
     "CaseResult": "stabilitygate.report.model",
     "RunFacts": "stabilitygate.report.model",
+    "ReportFiles": "stabilitygate.report.files",
+    "BadInput": "stabilitygate.errors",
+    "CannotMeasure": "stabilitygate.errors",
+    "Sample": "stabilitygate.samples",
+    "Shard": "stabilitygate.pipeline.options",
+    "LoadedSuite": "stabilitygate.suite.load",
 }
-__all__ = ["TOOL_NAME", "CaseResult", "Report", "RunFacts", "__version__", "merge", "run", "score"]
+__all__ = [
+    "TOOL_NAME",
+    "BadInput",
+    "CannotMeasure",
+    "CaseResult",
+    "LoadedSuite",
+    "Report",
+    "ReportFiles",
+    "RunFacts",
+    "Sample",
+    "Shard",
+    "__version__",
+    "merge",
+    "plan",
+    "run",
+    "score",
+]
 
 
 def __getattr__(name: str) -> Any:

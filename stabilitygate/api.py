@@ -13,11 +13,22 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from stabilitygate.cases import check_environment, load_suite, secret_env_names
 from stabilitygate.errors import BadInput
 from stabilitygate.judge.gate import FailOn
+from stabilitygate.measure.entailment import Judgment, PairKey
 from stabilitygate.pipeline.changed import ChangedSelection, current_commit, select_changed, unsampled_unchanged
-from stabilitygate.pipeline.evaluate import BaselineFile, Judging, evaluate, make_embedder, read_baseline_file
+from stabilitygate.pipeline.evaluate import (
+    BaselineFile,
+    Judging,
+    evaluate,
+    make_embedder,
+    read_baseline_file,
+    stage_judge,
+)
+from stabilitygate.pipeline.meanings import meanings_of, recorded_judgments
 from stabilitygate.pipeline.options import Shard
+from stabilitygate.pipeline.plan import Plan, plan_suite
 from stabilitygate.pipeline.run import draw_samples, sampling_settings
 from stabilitygate.pipeline.score import (
     ScoredSamples,
@@ -29,11 +40,13 @@ from stabilitygate.pipeline.score import (
     shard_sample_counts,
 )
 from stabilitygate.pipeline.select import select_cases
+from stabilitygate.pipeline.stages import Staged, draw_in_stages, inconclusive
 from stabilitygate.report.model import Report, SamplingFacts
 from stabilitygate.samples import Sample
 from stabilitygate.secrets import collect_secrets
-from stabilitygate.suite.load import LoadedSuite, check_environment, load_suite
-from stabilitygate.suite.model import ResolvedCase
+from stabilitygate.suite.load import LoadedSuite
+from stabilitygate.suite.model import ResolvedCase, Sampling
+from stabilitygate.suite.sizes import baseline_size
 
 log = logging.getLogger("stabilitygate")
 SuiteLike = LoadedSuite | str | os.PathLike[str]
@@ -70,23 +83,59 @@ def run(
     check_environment(loaded, env)
     judging = Judging(_path(baseline), update_baseline, fail_on)
     baseline_file = read_baseline_file(loaded, judging, tolerate_bad=changed_only)  # before any token is spent
-    chosen = _chosen_cases(loaded, cases, samples)
+    chosen = _chosen_cases(loaded, cases, samples, update_baseline)
     selection = _changed_cases(loaded, chosen, baseline_file, env, commit) if changed_only else None
     to_sample = select_cases(selection.sampled if selection is not None else chosen, shard=shard)
     embedder = make_embedder(loaded, _cache(embedding_cache))
     if embedder is not None and to_sample:
         embedder.start_loading()  # the model loads while the first requests are in flight
-    sampled = draw_samples(
-        to_sample,
-        sampling_settings(loaded, concurrency, early_stop),
-        env,
-        secrets=sorted(collect_secrets(to_sample, env)),
-        samples_out=_path(samples_out),
-        progress=progress,
-        shard=shard,
-        # Completions are embedded while the rest are still being sampled.
-        on_completion=(lambda text: embedder.prefetch((text,))) if embedder is not None else None,
-    )
+    settings = sampling_settings(loaded, concurrency, early_stop)
+    secrets = sorted(collect_secrets(secret_env_names(to_sample), env))
+
+    spent: list[int] = []  # requests of the stages so far: `max_requests` caps the whole run
+
+    def draw(
+        some: Sequence[ResolvedCase], start: Mapping[str, int], append: bool
+    ) -> tuple[list[Sample], SamplingFacts]:
+        drawn = draw_samples(
+            some,
+            _left_of(settings, spent),
+            env,
+            secrets=secrets,
+            samples_out=_path(samples_out),
+            progress=progress,
+            shard=shard,
+            # Completions are embedded while the rest are still being sampled.
+            on_completion=(lambda text: embedder.prefetch((text,))) if embedder is not None else None,
+            start=start,
+            append=append,
+        )
+        spent.append(drawn.facts.requests)
+        return drawn.samples, drawn.facts
+
+    if update_baseline:  # a baseline is one fixed stage
+        sampled = Staged(*draw(to_sample, {}, False), {})
+    else:  # a look, the first stage, a second for the inconclusive (docs/design.md §6, "Stages")
+        judge = stage_judge(loaded, baseline_file, embedder)
+        sampled = draw_in_stages(
+            to_sample,
+            baseline_file.contents,
+            draw,
+            lambda drawn: inconclusive(to_sample, drawn, baseline_file.contents, judge),
+        )
+    # The entailment judges (cases with `equivalence:`) are asked once sampling is over.
+    meanings = None
+    if not sampled.facts.interrupted:
+        meanings = meanings_of(
+            to_sample,
+            sampled.samples,
+            settings=settings,
+            environ=env,
+            secrets=secrets,
+            baseline=baseline_file.contents,
+            cache_dir=_cache(embedding_cache),
+            samples_out=_path(samples_out),
+        )
     return evaluate(
         loaded,
         to_sample,
@@ -99,12 +148,25 @@ def run(
         # A shard reports only what it sampled; the merge job adds the unchanged cases once.
         unchanged=selection.unchanged if selection is not None and shard is None else (),
         changed_only=changed_only,
+        meanings=meanings,
     )
 
 
-def _chosen_cases(loaded: LoadedSuite, case_ids: Sequence[str], samples: int | None) -> list[ResolvedCase]:
-    """The cases `--case` names (all by default), with `--samples` applied."""
+def _left_of(settings: Sampling, spent: Sequence[int]) -> Sampling:
+    """The settings of a later stage: what is left of the run's `max_requests` (at least one)."""
+    if settings.max_requests is None or not spent:
+        return settings
+    return settings.model_copy(update={"max_requests": max(settings.max_requests - sum(spent), 1)})
+
+
+def _chosen_cases(
+    loaded: LoadedSuite, case_ids: Sequence[str], samples: int | None, update_baseline: bool = False
+) -> list[ResolvedCase]:
+    """The cases `--case` names (all by default), with `--samples` applied; recording a baseline
+    without `--samples` draws each case's `baseline_samples` (docs/design.md §6, "Power")."""
     chosen = select_cases(loaded.resolved_cases(), case_ids)
+    if samples is None and update_baseline:
+        return [c.model_copy(update={"samples": baseline_size(c)}) for c in chosen]
     if samples is None:
         return chosen
     if samples < 2:
@@ -153,13 +215,24 @@ def score(
     fail_on: FailOn = "regression",
     embedding_cache: PathLike | None = None,
 ) -> Report:
-    """The Report of samples drawn earlier (`Sample` objects or samples JSONL files), calling no model."""
-    loaded = _loaded(suite)
+    """The Report of samples drawn earlier (`Sample` objects or samples JSONL files), calling no model.
+
+    An entailment judge (`equivalence:`) is asked only what the judgments recorded beside the
+    samples files (and the cache) do not answer.
+
+    `samples` is either all `Sample` objects or all paths: a mix is a TypeError.
+    """
     items = list(samples)
     paths = [Path(p) for p in items if isinstance(p, str | os.PathLike)]
-    drawn = read_sample_files(paths) if paths else [s for s in items if isinstance(s, Sample)]
+    objects = [s for s in items if isinstance(s, Sample)]
+    if len(paths) + len(objects) != len(items) or (paths and objects):
+        raise TypeError("score() takes either Sample objects or paths of samples files, not a mix of them or others")
+    loaded = _loaded(suite)
+    drawn = read_sample_files(paths) if paths else objects
     scored = cases_of_samples(loaded, drawn, source=str(paths[0]) if paths else None)
-    return _judge_scored(loaded, scored, baseline, update_baseline, fail_on, embedding_cache)
+    return _judge_scored(
+        loaded, scored, baseline, update_baseline, fail_on, embedding_cache, recorded=recorded_judgments(paths)
+    )
 
 
 def merge(
@@ -172,13 +245,14 @@ def merge(
     embedding_cache: PathLike | None = None,
 ) -> Report:
     """Join the reports of `run --shard K/N` jobs: their samples judged together, so Holm sees every case."""
-    from stabilitygate.report.schema import read_report
+    from stabilitygate.report.read import read_report
 
     paths = [Path(p) for p in reports]
     shards = [read_report(p) for p in paths]
     check_shards([(str(p), r) for p, r in zip(paths, shards, strict=True)])
     loaded = _loaded(suite if suite is not None else _suite_of(shards))
-    drawn = read_sample_files([samples_file_of(r, p) for r, p in zip(shards, paths, strict=True)])
+    files = [samples_file_of(r, p) for r, p in zip(shards, paths, strict=True)]
+    drawn = read_sample_files(files)
     scored = cases_of_samples(loaded, drawn, shard_sample_counts(shards), source=str(paths[0]))
     changed_only = any(r.run.changed_only for r in shards)
     return _judge_scored(
@@ -190,6 +264,7 @@ def merge(
         embedding_cache,
         sampling=merged_sampling(shards),
         changed_only=changed_only,
+        recorded=recorded_judgments(files),
     )
 
 
@@ -202,6 +277,7 @@ def _judge_scored(
     embedding_cache: PathLike | None,
     sampling: SamplingFacts | None = None,
     changed_only: bool = False,
+    recorded: Mapping[PairKey, Judgment] | None = None,
 ) -> Report:
     judging = Judging(_path(baseline), update_baseline, fail_on)
     baseline_file = read_baseline_file(loaded, judging)
@@ -211,6 +287,17 @@ def _judge_scored(
     for note in scored.notes:
         if not (quiet and note.startswith("note: no samples")):
             log.warning(note)
+    # Judgments recorded with the samples answer the judge's questions; only missing ones are asked.
+    meanings = meanings_of(
+        scored.cases,
+        scored.samples,
+        settings=loaded.suite.sampling,
+        environ=os.environ,
+        secrets=sorted(collect_secrets(secret_env_names(scored.cases), os.environ)),
+        baseline=baseline_file.contents,
+        cache_dir=_cache(embedding_cache),
+        recorded=recorded,
+    )
     return evaluate(
         loaded,
         scored.cases,
@@ -222,6 +309,7 @@ def _judge_scored(
         sampling=sampling,
         unchanged=unchanged,
         changed_only=changed_only,
+        meanings=meanings,
     )
 
 
@@ -244,4 +332,15 @@ def _cache(value: PathLike | None) -> str | None:
     return None if value is None else os.fspath(value)
 
 
-__all__ = ["merge", "run", "score"]
+def plan(
+    suite: PathLike,
+    *,
+    baseline: PathLike | None = None,
+    update_baseline: bool = False,
+    samples: int | None = None,
+) -> Plan:
+    """What `run` would request and spend, and the smallest drop each case can detect; calls nothing."""
+    return plan_suite(suite, baseline=baseline, update_baseline=update_baseline, samples=samples)
+
+
+__all__ = ["merge", "plan", "run", "score"]

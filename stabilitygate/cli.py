@@ -6,7 +6,6 @@ Nothing heavy is imported here: `--help` and `validate` must stay fast and never
 from __future__ import annotations
 
 import logging
-import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -14,8 +13,9 @@ from typing import Any
 
 import click
 
-from stabilitygate import __version__
-from stabilitygate.errors import EXIT_BAD_INPUT, EXIT_CANNOT_MEASURE, GateError
+from stabilitygate.errors import EXIT_BAD_INPUT, EXIT_CANNOT_MEASURE
+from stabilitygate.failures import Failure, guarded
+from stabilitygate.version import __version__
 
 PathArg = click.Path(path_type=Path, dir_okay=False)
 
@@ -73,11 +73,25 @@ def cli() -> None:
 @click.argument("suite", type=PathArg)
 def validate(suite: Path) -> None:
     """Check a suite file and exit (0 valid, 2 not)."""
-    from stabilitygate.suite.load import load_suite
+    from stabilitygate.cases import load_suite
 
     loaded = load_suite(suite)
     cases = loaded.resolved_cases()
     click.echo(f"{suite}: valid ({len(cases)} cases, {sum(c.samples for c in cases)} samples)")
+
+
+@cli.command()
+@click.argument("suite", type=PathArg)
+@click.option("--baseline", type=PathArg, help="Baseline file (default: SUITE with .baseline.json).")
+@click.option("--update-baseline", is_flag=True, help="Plan the recording of a baseline instead of a run.")
+@click.option("--samples", type=click.IntRange(min=2), help="Samples per case (overrides the suite).")
+def plan(suite: Path, baseline: Path | None, update_baseline: bool, samples: int | None) -> None:
+    """Print the requests, tokens and detectable drop of each case, spending nothing (exit 0)."""
+    from stabilitygate.pipeline.plan import plan_suite
+
+    planned = plan_suite(suite, baseline=baseline, update_baseline=update_baseline, samples=samples)
+    for line in planned.lines():
+        click.echo(line)
 
 
 @cli.command()
@@ -155,17 +169,18 @@ def log_to_stderr() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line and return its exit code; domain errors become one line on stderr."""
+    """Run the command line and return its exit code; whatever stops it is one line on stderr."""
     log_to_stderr()
+    outcome = guarded(lambda: _click_main(argv), _say_failure)
+    return outcome.code if isinstance(outcome, Failure) else outcome
+
+
+def _click_main(argv: Sequence[str] | None) -> int:
+    """click's own ends (usage errors, --help, --version) as exit codes; anything else propagates."""
     try:
         cli.main(args=list(argv) if argv is not None else None, prog_name="stabilitygate", standalone_mode=False)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_BAD_INPUT)
-    except GateError as exc:
-        click.echo(f"stabilitygate: error: {exc}", err=True)
-        if os.environ.get("STABILITYGATE_DEBUG"):
-            click.echo(cause_chain(exc), err=True)
-        return exc.exit_code
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.ClickException as exc:
@@ -174,25 +189,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click.exceptions.Abort:
         click.echo("stabilitygate: aborted", err=True)
         return EXIT_CANNOT_MEASURE
-    except KeyboardInterrupt:
-        click.echo("stabilitygate: interrupted", err=True)
-        return EXIT_CANNOT_MEASURE
-    except Exception as exc:  # a bug of ours: one line for the user, the traceback on request
-        if os.environ.get("STABILITYGATE_DEBUG"):
-            raise
-        click.echo(
-            f"stabilitygate: internal error: {type(exc).__name__}: {exc} (STABILITYGATE_DEBUG=1 shows the traceback)",
-            err=True,
-        )
-        return EXIT_CANNOT_MEASURE
     return 0
 
 
-def cause_chain(exc: BaseException) -> str:
-    """The traceback of a domain error with every cause behind it (STABILITYGATE_DEBUG=1)."""
-    import traceback
-
-    return "".join(traceback.format_exception(exc)).rstrip()
+def _say_failure(failure: Failure) -> None:
+    click.echo(f"stabilitygate: {failure.line}", err=True)
+    if failure.traceback:
+        click.echo(failure.traceback, err=True)
 
 
 if __name__ == "__main__":

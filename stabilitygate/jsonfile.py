@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from stabilitygate.bounded import read_bytes_bounded
 from stabilitygate.errors import BadInput
 
 _MESSAGE_LIMIT = 200
@@ -31,19 +31,17 @@ AGREEMENT_SCHEMA: dict[str, Any] = {
 }
 
 
-def read_json_file(path: str | os.PathLike[str], *, what: str, hint: str, restore: str | None = None) -> Any:
+def read_json_file(
+    path: str | os.PathLike[str], *, what: str, hint: str, limit: int, restore: str | None = None
+) -> Any:
     """The JSON document at `path`; FileNotFoundError passes through (a missing file may be fine).
 
     `what` names the kind of file in messages ("the baseline"), `hint` says how to get a good one,
-    `restore` what to do about a truncated one (default: `hint`).
+    `restore` what to do about a truncated one (default: `hint`). A file over `limit` bytes is
+    refused before it is read (`stabilitygate.bounded`).
     """
     shown = str(path)
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise
-    except OSError as exc:
-        raise BadInput(f"cannot read {what}: {exc.strerror or exc}", path=shown) from exc
+    raw = read_bytes_bounded(path, limit=limit, what=what)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 __all__ = ["Agreement", "CaseMeasurement", "CaseVerdict", "VerdictName"]
 
-VerdictName = Literal["pass", "fail", "regressed", "new", "error", "unchanged"]
+VerdictName = Literal["pass", "fail", "regressed", "warn", "new", "error", "unchanged"]
 JSON = Any  # a JSON value: what a parsed answer, a metric or a comparison entry can be
 
 METRIC_LABELS = {

@@ -14,10 +14,6 @@ import re
 import urllib.parse
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from stabilitygate.suite.model import ResolvedCase
 
 REDACTED = "***"
 # Variables whose values look like credentials, secret whatever the suite says (the Action masks them).
@@ -107,25 +103,20 @@ def _base64_forms(raw: bytes) -> set[str]:
 
 
 def collect_secrets(
-    cases: Iterable[ResolvedCase],
+    names: Iterable[str],
     environ: Mapping[str, str],
     *,
     github_token: str | None = None,
     named_like_secrets: bool = True,
 ) -> Secrets:
-    """Every secret value a run with these cases can touch.
+    """Every secret value a run can touch, given the names of the variables its providers read.
 
-    The key variables of every case's provider (defaults included, e.g. ANTHROPIC_API_KEY), the
-    variables its headers use as ${VAR}, the GitHub token, and (unless `named_like_secrets` is
-    False) every variable named like a credential (`*_API_KEY`, `*_TOKEN`, `*_SECRET`,
-    `*_PASSWORD`) whose value has at least 8 characters.
+    `names` are the providers' key variables (defaults included, e.g. ANTHROPIC_API_KEY) and the
+    variables their headers use as ${VAR} (`stabilitygate.cases.secret_env_names`); then the GitHub
+    token, and (unless `named_like_secrets` is False) every variable named like a credential
+    (`*_API_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`) whose value has at least 8 characters.
     """
-    from stabilitygate.providers.registry import provider_class
-
-    names: set[str] = set()
-    for case in cases:
-        names |= provider_class(case.provider.type).secret_env_names(case.provider)
-    values = [environ[name] for name in names if environ.get(name)]
+    values = [environ[name] for name in set(names) if environ.get(name)]
     if github_token and github_token.strip():
         values += [github_token, github_token.strip()]
     if named_like_secrets:

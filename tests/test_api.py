@@ -49,7 +49,8 @@ def test_what_is_asked_for_is_written(tmp_path: Path) -> None:
         samples.parent.mkdir()
         report = stabilitygate.run(suite, update_baseline=True, samples_out=samples)
     assert report.run.baseline.status == "updated"
-    assert (tmp_path / "suite.baseline.json").is_file() and len(samples.read_text().splitlines()) == 8
+    # Recording a baseline draws baseline_samples: 5 x samples by default.
+    assert (tmp_path / "suite.baseline.json").is_file() and len(samples.read_text().splitlines()) == 2 * 5 * 4
 
 
 def test_score_takes_sample_objects_or_files_and_gives_the_same_report(tmp_path: Path) -> None:
@@ -61,6 +62,44 @@ def test_score_takes_sample_objects_or_files_and_gives_the_same_report(tmp_path:
     from_file = stabilitygate.score([path], suite=suite)
     assert dump_report(from_objects) == dump_report(from_file)
     assert from_objects.case("c0").measurement.samples_ok == 3 and from_objects.run.sampling is None
+
+
+def test_score_refuses_a_mix_of_samples_and_paths(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path, "http://127.0.0.1:9/v1", CASES)
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps(Sample("c0", 0, "Queens").to_json()) + "\n")
+    with pytest.raises(TypeError, match="either Sample objects or paths"):
+        stabilitygate.score([Sample("c0", 1, "Queens"), path], suite=suite)
+    with pytest.raises(TypeError, match="either Sample objects or paths"):
+        stabilitygate.score([42], suite=suite)  # type: ignore[list-item]
+
+
+def test_report_case_of_an_unknown_id_is_a_key_error(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path, "http://127.0.0.1:9/v1", CASES)
+    report = stabilitygate.score([Sample("c0", i, "Queens") for i in range(3)], suite=suite)
+    assert report.case("c0").id == "c0"
+    with pytest.raises(KeyError, match="nope"):
+        report.case("nope")
+
+
+def test_the_public_surface_names_what_a_library_user_needs() -> None:
+    from stabilitygate.errors import BadInput, CannotMeasure
+    from stabilitygate.report.files import ReportFiles
+    from stabilitygate.suite.load import LoadedSuite
+
+    exported = {
+        "BadInput": BadInput,
+        "CannotMeasure": CannotMeasure,
+        "Sample": Sample,
+        "Shard": Shard,
+        "LoadedSuite": LoadedSuite,
+        "ReportFiles": ReportFiles,
+    }
+    for name, value in exported.items():
+        assert name in stabilitygate.__all__
+        assert getattr(stabilitygate, name) is value
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        stabilitygate.Nope  # noqa: B018
 
 
 def test_merge_joins_shards_in_process(tmp_path: Path) -> None:

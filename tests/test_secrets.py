@@ -8,8 +8,8 @@ import urllib.parse
 
 import pytest
 
+from stabilitygate.cases import parse_suite, secret_env_names
 from stabilitygate.secrets import Secrets, collect_secrets, redact
-from stabilitygate.suite import parse_suite
 
 SECRET = "sk-test/Secret+Key=123?&"
 
@@ -93,7 +93,7 @@ def test_collect_secrets_covers_keys_defaults_headers_token_and_credential_like_
         "HOME": "/home/someone",
     }
     cases = parse_suite(SUITE, "s.yml").resolved_cases()
-    found = collect_secrets(cases, environ, github_token="ghs_token_value\n")
+    found = collect_secrets(secret_env_names(cases), environ, github_token="ghs_token_value\n")
     assert found.values == {
         "team-key-value",
         "org-1",
@@ -107,5 +107,5 @@ def test_collect_secrets_covers_keys_defaults_headers_token_and_credential_like_
         "deploy-token-value",
     }
     assert "TEAM_KEY" not in found.values and "/home/someone" not in found.values
-    only_named = collect_secrets(cases, environ, named_like_secrets=False)
+    only_named = collect_secrets(secret_env_names(cases), environ, named_like_secrets=False)
     assert "deploy-token-value" not in only_named.values and "team-key-value" in only_named.values

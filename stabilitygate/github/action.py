@@ -9,7 +9,9 @@ reports and does everything a whole run does.
 
 The pieces: `gate` calls the library in-process with the suite loaded once, `reporting` turns its
 Report into annotations, summary, outputs and comment, `shards` handles a matrix's shard and merge
-jobs; `comment-from` renders and posts a report another job wrote (the fork-safe pair).
+jobs; `comment_from` renders and posts a report another job wrote (the fork-safe pair). Every
+path the job reads or writes is confined to the workspace (`paths`), and whatever stops it, a bad
+input included, ends in one annotation and the job summary (`failures`), with nothing posted.
 """
 
 from __future__ import annotations
@@ -20,17 +22,20 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from stabilitygate import TOOL_NAME
-from stabilitygate.errors import BadInput
+from stabilitygate.cases import secret_env_names
+from stabilitygate.errors import EXIT_BAD_INPUT, BadInput
+from stabilitygate.failures import Failure, guarded
 from stabilitygate.github import workflow_commands as wc
-from stabilitygate.github.event import pull_request_number
+from stabilitygate.github.comment_from import comment_from_report
 from stabilitygate.github.gate import GateFiles, GateOutcome, call_library, run_gate
 from stabilitygate.github.inputs import ActionInputs, read_inputs
 from stabilitygate.github.ownership import give_back
-from stabilitygate.github.reporting import SuiteInfo, fallback_summary, post_comment, report_run, write_summary
+from stabilitygate.github.paths import confine_inputs, confined, working_directory, workspace_of
+from stabilitygate.github.reporting import SuiteInfo, fallback_summary, report_run, write_summary
 from stabilitygate.github.shards import announce_shard, merge_inputs, merge_problem, report_shard
-from stabilitygate.report.markdown import render_markdown
+from stabilitygate.pipeline.options import default_baseline_path
 from stabilitygate.secrets import Secrets, collect_secrets
+from stabilitygate.version import TOOL_NAME
 
 if TYPE_CHECKING:
     from stabilitygate.suite.load import LoadedSuite
@@ -45,15 +50,19 @@ def main(environ: Mapping[str, str]) -> int:
     token = environ.get("INPUT_GITHUB-TOKEN")
     masks = _Masks()
     masks.add(collect_secrets((), environ, github_token=token))  # before anything can print them
-    try:
-        inputs = read_inputs(environ)
-        workspace = Path(environ.get("GITHUB_WORKSPACE") or os.getcwd()).resolve()
-        workdir = _working_directory(workspace, inputs.working_directory)
-        files = GateFiles.under(workspace, inputs.shard)
-        reports = merge_inputs(inputs, workdir, files)
-    except BadInput as exc:
-        wc.error(str(exc), title=f"{TOOL_NAME}: bad input")
-        return exc.exit_code
+    outcome = guarded(lambda: _run(environ, masks), lambda failure: _report_failure(failure, environ, masks), environ)
+    return outcome.code if isinstance(outcome, Failure) else outcome
+
+
+def _run(environ: Mapping[str, str], masks: _Masks) -> int:
+    inputs = read_inputs(environ)
+    workspace = workspace_of(environ.get("GITHUB_WORKSPACE") or os.getcwd())
+    workdir = working_directory(workspace, inputs.working_directory)
+    files = GateFiles.under(workspace, inputs.shard)
+    confine_inputs(inputs, workspace, workdir, files)
+    reports = merge_inputs(inputs, workdir, files)
+    for report in reports:
+        confined(workspace, workdir, report, named="input `merge`")
     os.chdir(workdir)
     if inputs.comment_from:
         return comment_from_report(inputs, environ, masks.secrets)
@@ -82,7 +91,7 @@ def _gate(
     loaded = _load_suite(inputs.suite, workspace)
     if isinstance(loaded, BadInput):
         return GateOutcome(None, loaded.exit_code, [f"{TOOL_NAME}: error: {loaded}"])
-    masks.add(collect_secrets(loaded.resolved_cases(), environ, github_token=inputs.github_token))
+    masks.add(collect_secrets(secret_env_names(loaded.cases), environ, github_token=inputs.github_token))
     if inputs.shard is not None:
         announce_shard(inputs.shard, inputs.update_baseline)
     problem = merge_problem(reports, loaded.suite.name) if inputs.merge else None
@@ -90,30 +99,6 @@ def _gate(
         wc.error(str(problem), title=f"{TOOL_NAME}: cannot merge the shards")
         return GateOutcome(None, problem.exit_code, [f"{TOOL_NAME}: error: {problem}"])
     return run_gate(lambda: call_library(inputs, loaded, files, reports, environ), files)
-
-
-def comment_from_report(inputs: ActionInputs, environ: Mapping[str, str], secrets: Secrets) -> int:
-    """The fork-safe side: render the comment from a report.json with the gate's own renderer, post it.
-
-    The report is untrusted (a fork's job wrote it): it is validated like any input file, and every
-    text in it goes through the same escaping as a live run's. A bad one posts nothing (exit 2).
-    """
-    from stabilitygate.report.schema import read_report
-
-    source = inputs.comment_from or ""
-    try:
-        report = read_report(source)
-    except BadInput as exc:
-        wc.error(str(exc), title=f"{TOOL_NAME}: not a report")
-        write_summary(fallback_summary(exc.exit_code, [f"{TOOL_NAME}: error: {exc}"], secrets), environ)
-        return exc.exit_code
-    markdown = render_markdown(report)
-    write_summary(markdown, environ)
-    if pull_request_number(environ) is None and inputs.pr_number is None:
-        wc.warning("no pull request to comment on: set input `pr-number` (the event names none)", title=TOOL_NAME)
-    elif inputs.comment:
-        post_comment(markdown, inputs, environ)
-    return report.exit_code
 
 
 class _Masks:
@@ -128,20 +113,18 @@ class _Masks:
         self.secrets = self.secrets | found
 
 
-def _working_directory(workspace: Path, given: str | None) -> Path:
-    if not workspace.is_dir():
-        raise BadInput(f"GITHUB_WORKSPACE {str(workspace)!r} is not a directory")
-    if not given:
-        return workspace
-    path = (workspace / given).resolve()
-    if not path.is_dir():
-        raise BadInput(f"input `working-directory`: {given!r} is not a directory in the workspace")
-    return path
+def _report_failure(failure: Failure, environ: Mapping[str, str], masks: _Masks) -> None:
+    """What stopped the job before the gate ran (a bad input, mostly): an annotation and the job summary."""
+    title = f"{TOOL_NAME}: bad input" if failure.code == EXIT_BAD_INPUT else TOOL_NAME
+    wc.error(failure.line.removeprefix("error: "), title=title)
+    if failure.traceback:
+        print(failure.traceback, flush=True)
+    write_summary(fallback_summary(failure.code, [f"{TOOL_NAME}: {failure.line}"], masks.secrets), environ)
 
 
 def _load_suite(suite: str, workspace: Path) -> LoadedSuite | BadInput:
     """The suite, loaded once for the whole job; a bad one is annotated at its line and returned as the error."""
-    from stabilitygate.suite.load import load_suite
+    from stabilitygate.cases import load_suite
 
     try:
         return load_suite(suite)
@@ -170,8 +153,6 @@ def _workspace_relative(path: Path, workspace: Path) -> str:
 
 
 def _give_back_files(files: GateFiles, inputs: ActionInputs, started: float) -> None:
-    from stabilitygate.pipeline.options import default_baseline_path
-
     baseline = Path(inputs.baseline) if inputs.baseline else default_baseline_path(Path(inputs.suite))
     cache = Path(inputs.embedding_cache).expanduser() if inputs.embedding_cache else files.embedding_cache
     written = [files.report_json.parent, baseline, cache]

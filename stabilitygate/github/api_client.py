@@ -15,7 +15,6 @@ from typing import Any, TypeVar
 import httpx
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
-from stabilitygate import TOOL_NAME, __version__
 from stabilitygate.github.api_errors import (
     NOT_ACCESSIBLE,
     CommentError,
@@ -25,6 +24,7 @@ from stabilitygate.github.api_errors import (
     shown_url,
 )
 from stabilitygate.github.rate_limits import RateLimitWait, rate_limit_wait
+from stabilitygate.version import TOOL_NAME, __version__
 
 DEFAULT_API_URL = "https://api.github.com"
 

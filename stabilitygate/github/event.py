@@ -1,4 +1,5 @@
-"""Which pull request, if any, the workflow run is about (from the event payload the runner wrote)."""
+"""Which pull request, if any, the workflow run is about, and which run triggered it (from the event
+payload the runner wrote)."""
 
 from __future__ import annotations
 
@@ -51,6 +52,15 @@ def pull_request_number(environ: Mapping[str, str]) -> int | None:
     if isinstance(pull_request, dict) and _positive_int(pull_request.get("number")):
         return _positive_int(pull_request.get("number"))
     return _positive_int(event.get("number"))
+
+
+def triggering_run_id(environ: Mapping[str, str]) -> int | None:
+    """For a `workflow_run` event, the id of the run that triggered this one (GitHub wrote it, not the run)."""
+    if environ.get("GITHUB_EVENT_NAME") != "workflow_run":
+        return None
+    event = _load_event(environ)
+    run = event.get("workflow_run") if event is not None else None
+    return _positive_int(run.get("id")) if isinstance(run, dict) else None
 
 
 def repository(environ: Mapping[str, str]) -> tuple[str, str] | None:

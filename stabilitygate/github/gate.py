@@ -7,21 +7,21 @@ the command line's exit codes and one-line messages (docs/design.md, "The GitHub
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from stabilitygate import TOOL_NAME
-from stabilitygate.errors import EXIT_CANNOT_MEASURE, GateError
+from stabilitygate.errors import EXIT_CANNOT_MEASURE
+from stabilitygate.failures import Failure, guarded
 from stabilitygate.github import workflow_commands as wc
 from stabilitygate.github.inputs import ActionInputs
 from stabilitygate.pipeline.options import Shard
 from stabilitygate.report.files import ReportFiles, write_report_files
 from stabilitygate.report.model import Report
 from stabilitygate.suite.load import LoadedSuite
+from stabilitygate.version import TOOL_NAME
 
 OUT_DIR = ".stabilitygate"
 
@@ -149,19 +149,13 @@ def run_gate(call: Callable[[], Report], files: GateFiles) -> GateOutcome:
 
 def _run_reporting_errors(call: Callable[[], Report], tee: _Tee) -> tuple[Report | None, int]:
     """(the report, its exit code), or (None, the error's exit code) after printing the one-line error."""
-    try:
-        report = call()
-    except GateError as exc:
-        print(f"{TOOL_NAME}: error: {exc}", file=tee)
-        if os.environ.get("STABILITYGATE_DEBUG"):
-            from stabilitygate.cli import cause_chain
 
-            print(cause_chain(exc), file=tee)
-        return None, exc.exit_code
-    except KeyboardInterrupt:
-        print(f"{TOOL_NAME}: interrupted", file=tee)
-        return None, EXIT_CANNOT_MEASURE
-    except Exception as exc:  # a bug of ours: one line for the user, never a traceback in the log
-        print(f"{TOOL_NAME}: internal error: {type(exc).__name__}: {exc}", file=tee)
-        return None, EXIT_CANNOT_MEASURE
-    return report, report.exit_code
+    def say(failure: Failure) -> None:
+        print(f"{TOOL_NAME}: {failure.line}", file=tee)
+        if failure.traceback:
+            print(failure.traceback, file=tee)
+
+    outcome = guarded(call, say)
+    if isinstance(outcome, Failure):
+        return None, outcome.code
+    return outcome, outcome.exit_code

@@ -9,7 +9,6 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from stabilitygate import TOOL_NAME
 from stabilitygate.errors import EXIT_BAD_INPUT
 from stabilitygate.github import workflow_commands as wc
 from stabilitygate.github.api_client import DEFAULT_API_URL, GitHubClient
@@ -18,9 +17,11 @@ from stabilitygate.github.comments import upsert_sticky_comment
 from stabilitygate.github.event import pull_request_number, repository
 from stabilitygate.github.gate import GateFiles, GateOutcome
 from stabilitygate.github.inputs import ActionInputs
+from stabilitygate.judge.gate import FAILING
 from stabilitygate.report.markdown import render_markdown
 from stabilitygate.report.model import CaseResult, Report
 from stabilitygate.secrets import Secrets, redact
+from stabilitygate.version import TOOL_NAME
 
 MAX_ANNOTATIONS_PER_LEVEL = 10  # GitHub shows at most 10 of each level per step
 #: Warnings for cases stop one short of the limit: the comment's own warning (fork, permissions) must show.
@@ -40,7 +41,8 @@ def _annotate(failing: Sequence[CaseResult], code: int, fail_on: str, suite: Sui
     limits = {"error": MAX_ANNOTATIONS_PER_LEVEL, "warning": MAX_CASE_WARNINGS}
     emitted = {"error": 0, "warning": 0}
     for case in failing:
-        gated = code != 0 and (case.verdict != "regressed" or fail_on == "regression")
+        # An error annotation only for what failed the job; a warn or an ungated verdict is a warning.
+        gated = code != 0 and (case.verdict == "error" or case.verdict in FAILING.get(fail_on, frozenset()))
         level = "error" if gated else "warning"
         if emitted[level] >= limits[level]:
             continue
@@ -92,7 +94,7 @@ def report_run(
     """Everything a whole run (or a merge) reports: annotations, summary, outputs, then the comment."""
     report = outcome.report
     failing = report.failing_cases if report is not None else ()
-    _annotate(failing, outcome.code, inputs.fail_on, suite)
+    _annotate(report.noted_cases if report is not None else (), outcome.code, inputs.fail_on, suite)
     markdown = render_markdown(report) if report is not None else None
     if report is not None and markdown is not None:
         write_summary(markdown + cache_line(report), environ)

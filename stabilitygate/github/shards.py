@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from stabilitygate import TOOL_NAME
 from stabilitygate.errors import BadInput, GateError
 from stabilitygate.github.gate import GateFiles, GateOutcome
 from stabilitygate.github.inputs import ActionInputs, match_reports
@@ -18,6 +17,7 @@ from stabilitygate.pipeline.options import Shard
 from stabilitygate.report.markdown import render_markdown
 from stabilitygate.report.model import Report
 from stabilitygate.secrets import Secrets
+from stabilitygate.version import TOOL_NAME
 
 # A shard's exit code says only whether it measured; the merge job gates.
 SHARD_PASSES = (0, 1)
@@ -55,7 +55,7 @@ def merge_problem(paths: Sequence[str], suite_name: str | None) -> GateError | N
 
 
 def _readable_report(path: Path) -> Report | None:
-    from stabilitygate.report.schema import read_report
+    from stabilitygate.report.read import read_report
 
     try:
         return read_report(path)

@@ -17,6 +17,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from stabilitygate.atomic import write_atomic
+from stabilitygate.bounded import MAX_BASELINE_BYTES
 from stabilitygate.errors import BadInput
 from stabilitygate.jsonfile import AGREEMENT_SCHEMA, COUNT_SCHEMA, check_against, read_json_file
 from stabilitygate.judge.agreement import primary_agreement
@@ -186,7 +187,13 @@ _REMEDY = "re-record it with --update-baseline"
 def read_baseline(path: str | os.PathLike[str]) -> Baseline | None:
     """The baseline at `path`; None when there is none yet. Never modifies the file."""
     try:
-        data = read_json_file(path, what="the baseline", hint=_REMEDY, restore=f"restore it from git or {_REMEDY}")
+        data = read_json_file(
+            path,
+            what="the baseline",
+            hint=_REMEDY,
+            limit=MAX_BASELINE_BYTES,
+            restore=f"restore it from git or {_REMEDY}",
+        )
     except FileNotFoundError:
         return None
     _validate(data, str(path))

@@ -12,13 +12,16 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from stabilitygate.judge.baseline import BaselineCase
+from stabilitygate.judge.guard import Categories, aligned, rarer_now_p, testable
 from stabilitygate.judge.stats import DropTest, drop_test
+from stabilitygate.judge.thresholds import EPSILON
 from stabilitygate.judge.wording import same_value, show
 from stabilitygate.plain import round_float, round_optional
 from stabilitygate.results import Agreement, CaseMeasurement
 from stabilitygate.suite.model import ResolvedCase
 
 Similarity = Callable[[str, str], float]
+SameMeaning = Callable[[str, str], bool]
 ModalKind = Literal["answer", "completion"]  # "answer" with a parser, else "completion"
 MODAL_CHARS = 300  # of a modal completion kept in the comparison mapping
 
@@ -80,8 +83,11 @@ class ModalChange:
     now: Modal | None
     before: Modal | None
     # Is the baseline's modal answer (or completion) significantly rarer now? Guards the answer
-    # change against a narrow majority flipping by chance.
-    test: DropTest | None
+    # change against a narrow majority flipping by chance (judge/guard.py).
+    p_value: float | None
+    # A case without a parser whose meaning is judged: its answer is its meaning, so a reworded modal
+    # completion is the meaning rule's to judge, never an answer change of its own.
+    by_meaning: bool = False
 
     @property
     def differs(self) -> bool:
@@ -89,17 +95,28 @@ class ModalChange:
 
     @property
     def changed(self) -> bool:
-        """Both runs had a majority answer, and they differ."""
+        """Both runs had a majority answer, and they differ (never for an answer judged by meaning)."""
         now, before = self.now, self.before
-        return now is not None and before is not None and now.majority and before.majority and self.differs
+        if self.by_meaning or now is None or before is None:
+            return False
+        return now.majority and before.majority and self.differs
 
 
 @dataclass(frozen=True)
 class MeaningChange:
-    """How close the modal completion stays in meaning to the baseline's."""
+    """How close the modal completion stays in meaning to the baseline's, and the test guarding a drift."""
 
     cosine: float | None  # None without a similarity model, or without completions
     checked: bool  # both runs had a majority meaning, so their modal texts can be compared
+    # Is the baseline's modal meaning significantly rarer now (judge/guard.py)? None without a
+    # semantic layer, and for cases with a parser, whose answer is judged by the answer change.
+    p_value: float | None = None
+    same: bool | None = None  # whether the two modal completions mean the same; None: not judged
+
+    @property
+    def moved(self) -> bool:
+        """The modal completion's meaning differs from the baseline's."""
+        return self.same is False
 
 
 @dataclass(frozen=True)
@@ -147,8 +164,22 @@ class Comparison:
         return self.agreement.test.p_value if self.agreement.test is not None else None
 
     @property
+    def drop_testable(self) -> bool:
+        """Whether the drop test had anything to weigh: both runs all successes (or all failures)
+        cannot differ, so such a test never enters the Holm family (docs/design.md §6)."""
+        a = self.agreement
+        if a.test is None or a.current is None or a.baseline_k is None or a.baseline_n is None:
+            return False
+        successes, total = a.baseline_k + a.current.k, a.baseline_n + a.current.n
+        return 0 < successes < total
+
+    @property
     def answer_p_value(self) -> float | None:
-        return self.modal.test.p_value if self.modal.test is not None else None
+        return self.modal.p_value
+
+    @property
+    def meaning_p_value(self) -> float | None:
+        return self.meaning.p_value
 
     def to_json(self) -> dict[str, Any]:
         """The part of the report's `baseline` mapping that does not depend on Holm."""
@@ -173,6 +204,7 @@ class Comparison:
             "baseline_fingerprints": list(self.fingerprints.before),
             "fingerprints_changed": self.fingerprints.changed,
             "answer_p_value": round_optional(self.answer_p_value),
+            "meaning_p_value": round_optional(self.meaning_p_value),
             "metrics": {k: self.baseline_metrics.get(k) for k in sorted(self.baseline_metrics)},
             "deltas": self.deltas.to_json(),
         }
@@ -185,18 +217,29 @@ def compare_case(
     primary: Agreement | None,
     *,
     similarity: Similarity | None = None,
+    same_meaning: SameMeaning | None = None,
 ) -> Comparison:
-    """Measure the case against its entry: `primary` is its primary agreement now."""
+    """Measure the case against its entry: `primary` is its primary agreement now.
+
+    `same_meaning` decides whether two completions mean the same (default: cosine at or above the
+    case's clustering bar, when `similarity` is given)."""
     agreement = _agreement_change(entry, primary)
+    meaning_of = same_meaning or _by_cosine(similarity, case.thresholds.cluster_cosine)
     return Comparison(
         baseline_hash=entry.hash,
         agreement=agreement,
-        modal=_modal_change("answer" if case.answer is not None else "completion", m, entry),
-        meaning=MeaningChange(_modal_cosine(m, entry, similarity), _drift_checkable(m, entry)),
+        modal=_modal_change(case, m, entry, by_meaning=case.answer is None and meaning_of is not None),
+        meaning=_meaning_change(case, m, entry, similarity, meaning_of),
         fingerprints=FingerprintChange(_fingerprints(m.fingerprints), _fingerprints(entry.fingerprints)),
         deltas=_deltas(m, entry, agreement),
         baseline_metrics=entry.metrics,
     )
+
+
+def _by_cosine(similarity: Similarity | None, bar: float) -> SameMeaning | None:
+    if similarity is None:
+        return None
+    return lambda a, b: a == b or similarity(a, b) >= bar - EPSILON
 
 
 def _agreement_change(entry: BaselineCase, current: Agreement | None) -> AgreementChange:
@@ -218,17 +261,78 @@ def _agreement_change(entry: BaselineCase, current: Agreement | None) -> Agreeme
     return AgreementChange(current, k, n, drop_test(k, n, current.k, current.n), note)
 
 
-def _modal_change(kind: ModalKind, m: CaseMeasurement, entry: BaselineCase) -> ModalChange:
+def _modal_change(case: ResolvedCase, m: CaseMeasurement, entry: BaselineCase, *, by_meaning: bool) -> ModalChange:
+    kind: ModalKind = "answer" if case.answer is not None else "completion"
     key = "answer" if kind == "answer" else "text"
     rows_now = m.answers if kind == "answer" else m.completions
     rows_before = entry.answers if kind == "answer" else entry.completions
     now = _modal(rows_now, key, m.samples_ok)
     before = _modal(rows_before, key, entry.samples)
-    test = None
-    if before is not None and m.samples_ok > 0:
-        still = next((int(r["count"]) for r in rows_now if same_value(r[key], before.value)), 0)
-        test = drop_test(before.count, before.n, still, m.samples_ok)
-    return ModalChange(kind, now, before, test)
+    p_value = None
+    if before is not None and m.samples_ok > 0 and not by_meaning:
+        groups = _groups([r[key] for r in rows_before], [r[key] for r in rows_now], same_value)
+        p_value = _guard_p(_categories(groups, rows_before, rows_now, entry.samples, m.samples_ok))
+    return ModalChange(kind, now, before, p_value, by_meaning)
+
+
+def _meaning_change(
+    case: ResolvedCase,
+    m: CaseMeasurement,
+    entry: BaselineCase,
+    similarity: Similarity | None,
+    same_meaning: SameMeaning | None,
+) -> MeaningChange:
+    checked = _drift_checkable(m, entry)
+    cosine = _modal_cosine(m, entry, similarity)
+    text_now = m.completions[0]["text"] if m.completions else None
+    text_before = entry.modal_completion
+    # A parsed case's answer is judged by the answer change, not by the meaning of its text.
+    if same_meaning is None or text_now is None or text_before is None or case.answer is not None:
+        return MeaningChange(cosine, checked)
+    same = same_meaning(text_now, text_before)
+    if not entry.completions or m.samples_ok == 0:
+        return MeaningChange(cosine, checked, None, same)
+    texts_before = [str(r["text"]) for r in entry.completions]
+    groups = _groups(texts_before, [str(r["text"]) for r in m.completions], same_meaning)
+    categories = _categories(groups, entry.completions, m.completions, entry.samples, m.samples_ok)
+    return MeaningChange(cosine, checked, _guard_p(categories), same)
+
+
+def _guard_p(categories: Categories) -> float | None:
+    """The guard's p-value; None when the runs pooled hold one answer only (nothing can differ)."""
+    return rarer_now_p(categories) if testable(categories) else None
+
+
+def _groups(before: list[Any], now: list[Any], same: Callable[[Any, Any], bool]) -> tuple[list[int], list[int]]:
+    """The group of each row of both runs: the baseline's rows first (its modal opens group 0), each
+    row joining the first group whose first member is the same answer (or meaning), else opening one."""
+    leaders: list[Any] = []
+
+    def group_of(value: Any) -> int:
+        for i, leader in enumerate(leaders):
+            if same(value, leader):
+                return i
+        leaders.append(value)
+        return len(leaders) - 1
+
+    return [group_of(v) for v in before], [group_of(v) for v in now]
+
+
+def _categories(
+    groups: tuple[list[int], list[int]],
+    rows_before: list[dict[str, Any]],
+    rows_now: list[dict[str, Any]],
+    n_before: int,
+    n_now: int,
+) -> Categories:
+    """Counts per group in each run; samples without a known answer are groups of one."""
+    size = max([*groups[0], *groups[1], -1]) + 1
+    before, now = [0] * size, [0] * size
+    for g, row in zip(groups[0], rows_before, strict=True):
+        before[g] += int(row["count"])
+    for g, row in zip(groups[1], rows_now, strict=True):
+        now[g] += int(row["count"])
+    return aligned(before, now, max(n_before - sum(before), 0), max(n_now - sum(now), 0))
 
 
 def _modal(rows: list[dict[str, Any]], key: str, n: int) -> Modal | None:

@@ -11,17 +11,19 @@ from typing import Any
 
 from stabilitygate.judge.compare import AgreementChange, Comparison, FingerprintChange, MeaningChange, ModalChange
 from stabilitygate.judge.thresholds import EPSILON
-from stabilitygate.judge.wording import p_after_and_before_holm, p_after_holm
+from stabilitygate.judge.wording import p_after_and_before_holm, p_after_holm, p_phrase
 from stabilitygate.plain import round_optional
 from stabilitygate.suite.model import Regression
 
 
 @dataclass(frozen=True)
 class Finding:
-    """One sentence of a case's reasons; `regression` sentences make the case regress."""
+    """One sentence of a case's reasons; `regression` sentences make the case regress, `warning`
+    sentences (a change that would regress if it were significant) make it warn."""
 
     sentence: str
     regression: bool = False
+    warning: bool = False
 
 
 @dataclass(frozen=True)
@@ -31,7 +33,8 @@ class Conclusion:
     comparison: Comparison
     p_holm: float | None
     answer_p_holm: float | None
-    family: int  # how many cases shared the drop test's Holm family
+    meaning_p_holm: float | None
+    family: int  # how many tests shared the run's Holm family (every rule of every compared case)
     findings: tuple[Finding, ...]  # in the order they are told
     dropped: bool
     semantic_drift: bool
@@ -41,10 +44,15 @@ class Conclusion:
         return any(f.regression for f in self.findings)
 
     @property
+    def warned(self) -> bool:
+        return any(f.warning for f in self.findings)
+
+    @property
     def reasons(self) -> list[str]:
-        """Regressions first, then the informative rest."""
-        regressions = [f.sentence for f in self.findings if f.regression]
-        return regressions + [f.sentence for f in self.findings if not f.regression]
+        """Regressions first, then warnings, then the informative rest."""
+        first = [f.sentence for f in self.findings if f.regression]
+        second = [f.sentence for f in self.findings if f.warning and not f.regression]
+        return first + second + [f.sentence for f in self.findings if not (f.regression or f.warning)]
 
     def to_json(self) -> dict[str, Any]:
         """The report's `baseline` mapping of a compared case."""
@@ -55,35 +63,45 @@ class Conclusion:
             "dropped": self.dropped,
             "answer_changed": self.comparison.modal.changed,
             "answer_p_holm": round_optional(self.answer_p_holm),
+            "meaning_p_holm": round_optional(self.meaning_p_holm),
             "semantic_drift": self.semantic_drift,
+            "warned": self.warned,
         }
 
 
 def conclude(
     c: Comparison,
-    p_holm: float | None,
     regression: Regression,
     *,
-    cluster_cosine: float,
+    holm: HolmValues,
     family: int,
-    answer_p_holm: float | None = None,
 ) -> Conclusion:
     """Decide the case once its Holm-corrected p-values are known; every reason carries numbers."""
     note = Finding(c.agreement.note) if c.agreement.note is not None else None
-    agreement = _agreement_finding(c.agreement, p_holm, regression)
-    modal = _modal_finding(c.modal, answer_p_holm, regression)
-    meaning = _meaning_finding(c.meaning, cluster_cosine, regression)
+    agreement = _agreement_finding(c.agreement, holm.drop, regression)
+    modal = _modal_finding(c.modal, holm.answer, regression)
+    meaning = _meaning_finding(c.meaning, holm.meaning, regression)
     fingerprints = _fingerprint_finding(c.fingerprints)
     found = (note, agreement, modal, meaning, fingerprints)
     return Conclusion(
         comparison=c,
-        p_holm=p_holm,
-        answer_p_holm=answer_p_holm,
+        p_holm=holm.drop,
+        answer_p_holm=holm.answer,
+        meaning_p_holm=holm.meaning,
         family=family,
         findings=tuple(f for f in found if f is not None),
         dropped=agreement is not None and agreement.regression,
         semantic_drift=meaning is not None and meaning.regression,
     )
+
+
+@dataclass(frozen=True)
+class HolmValues:
+    """A case's p-values after the run's Holm correction, one per rule (None: the rule has no test)."""
+
+    drop: float | None = None
+    answer: float | None = None
+    meaning: float | None = None
 
 
 def _agreement_finding(a: AgreementChange, p_holm: float | None, regression: Regression) -> Finding | None:
@@ -105,7 +123,12 @@ def _agreement_finding(a: AgreementChange, p_holm: float | None, regression: Reg
             f"{head}: a drop of {drop:.2f}, significant ({p_after_holm(holm_p)}) but smaller than "
             f"min_drop {regression.min_drop:.2f}"
         )
-    return Finding(f"{head}: a drop of {drop:.2f}, not significant ({p_after_holm(holm_p)})")
+    sentence = f"{head}: a drop of {drop:.2f}, not significant ({p_after_holm(holm_p)})"
+    # A warning: a drop that counts (min_drop) and would be significant on its own, but not after the
+    # run's correction. A noise-sized drop is told, not flagged: at N = 20, min_drop is two samples.
+    if drop >= regression.min_drop - EPSILON and a.test.p_value < regression.alpha:
+        return Finding(f"{sentence}, {p_phrase(a.test.p_value)} before: a warning, not a failure", warning=True)
+    return Finding(sentence)
 
 
 def _modal_finding(modal: ModalChange, answer_p_holm: float | None, regression: Regression) -> Finding | None:
@@ -114,36 +137,47 @@ def _modal_finding(modal: ModalChange, answer_p_holm: float | None, regression: 
     now, before, kind = modal.now, modal.before, modal.kind
     if now is None or before is None or not modal.differs:
         return None
+    if modal.by_meaning:
+        return Finding(
+            f"the most common completion is now {now.shown} where the baseline had {before.shown}: "
+            "judged by its meaning, not its wording"
+        )
     if not modal.changed:
         return Finding(
             f"the most common {kind} is now {now.shown} where the baseline had {before.shown}: "
             f"not a majority in both runs, so not an {kind} change"
         )
     sentence = f"{kind} changed: {now.shown} where the baseline had {before.shown}"
-    held = "" if answer_p_holm is None else f", {p_after_holm(answer_p_holm)}"
     if not regression.fail_on_answer_change:
         return Finding(f"{sentence}: reported, not failed (fail_on_answer_change is off)")
-    if answer_p_holm is not None and answer_p_holm < regression.alpha:
-        return Finding(f"{sentence}{held}", True)
-    return Finding(
-        f"{sentence}: the baseline's {kind} is not significantly rarer now{held}, "
-        "so a narrow majority flipping by chance is reported, not failed"
-    )
+    return _guarded(sentence, kind, answer_p_holm, regression.alpha)
 
 
-def _meaning_finding(meaning: MeaningChange, cluster_cosine: float, regression: Regression) -> Finding | None:
-    """Semantic drift: the modal completion's cosine to the baseline's below the clustering bar."""
-    if meaning.cosine is None or meaning.cosine >= cluster_cosine - EPSILON:
+def _meaning_finding(meaning: MeaningChange, meaning_p_holm: float | None, regression: Regression) -> Finding | None:
+    """Semantic drift: the modal completion means something else than the baseline's, both runs had one
+    majority meaning, and the baseline's meaning is significantly rarer now (the answer change's guard)."""
+    if not meaning.moved:
         return None
-    sentence = (
-        f"the most common completion moved in meaning: cosine {meaning.cosine:.3f} to the baseline's, "
-        f"below {cluster_cosine:.2f}"
-    )
+    cosine = f"cosine {meaning.cosine:.3f} to the baseline's" if meaning.cosine is not None else "judged"
+    sentence = f"the most common completion moved in meaning ({cosine})"
     if not meaning.checked:
         return Finding(f"{sentence}; not both runs have one majority meaning, so it is not counted as drift")
-    if regression.fail_on_semantic_drift:
-        return Finding(sentence, True)
-    return Finding(f"{sentence}: reported, not failed (fail_on_semantic_drift is off)")
+    if not regression.fail_on_semantic_drift:
+        return Finding(f"{sentence}: reported, not failed (fail_on_semantic_drift is off)")
+    return _guarded(sentence, "meaning", meaning_p_holm, regression.alpha)
+
+
+def _guarded(sentence: str, what: str, p_holm: float | None, alpha: float) -> Finding:
+    """An answer change or a meaning drift decided by its guard: the baseline's `what` significantly
+    rarer now regresses the case; otherwise a narrow majority may have flipped by chance: a warning."""
+    held = "" if p_holm is None else f", {p_after_holm(p_holm)}"
+    if p_holm is not None and p_holm < alpha:
+        return Finding(f"{sentence}: the baseline's {what} is significantly rarer now{held}", True)
+    return Finding(
+        f"{sentence}: the baseline's {what} is not significantly rarer now{held}, "
+        "so a narrow majority flipping by chance is a warning, not a failure",
+        warning=True,
+    )
 
 
 def _fingerprint_finding(fingerprints: FingerprintChange) -> Finding | None:

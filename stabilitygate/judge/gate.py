@@ -11,8 +11,15 @@ from stabilitygate.results import CaseVerdict
 
 RunVerdict = Literal["pass", "fail", "error"]
 #: Which verdicts fail the gate (exit 1): the one definition the CLI, the Action and the library use.
-FailOn = Literal["regression", "fail", "never"]
+FailOn = Literal["regression", "fail", "warn", "never"]
 FAIL_ON_CHOICES: tuple[FailOn, ...] = get_args(FailOn)
+#: The verdicts each `fail_on` setting fails on.
+FAILING: dict[str, frozenset[str]] = {
+    "regression": frozenset({"fail", "regressed"}),
+    "fail": frozenset({"fail"}),
+    "warn": frozenset({"fail", "regressed", "warn"}),
+    "never": frozenset(),
+}
 
 
 def run_verdict(verdicts: Sequence[CaseVerdict], *, fatal: bool) -> RunVerdict:
@@ -32,21 +39,18 @@ def exit_code(verdicts: Sequence[CaseVerdict], fail_on: str, *, could_not_measur
     names = {v.verdict for v in verdicts}
     if could_not_measure or "error" in names:
         return EXIT_CANNOT_MEASURE
-    if fail_on == "regression" and names & {"fail", "regressed"}:
-        return EXIT_FAIL
-    if fail_on == "fail" and "fail" in names:
-        return EXIT_FAIL
-    return EXIT_PASS
+    return EXIT_FAIL if names & FAILING[fail_on] else EXIT_PASS
 
 
 def verdict_counts(verdicts: Sequence[CaseVerdict]) -> dict[str, int]:
-    """The summary's counts: cases, passed, failed, regressed, new, errors."""
+    """The summary's counts: cases, passed, failed, regressed, warned, new, errors."""
     counts = Counter(v.verdict for v in verdicts)
     return {
         "cases": len(verdicts),
         "passed": counts["pass"],
         "failed": counts["fail"],
         "regressed": counts["regressed"],
+        "warned": counts["warn"],
         "new": counts["new"],
         "errors": counts["error"],
     }

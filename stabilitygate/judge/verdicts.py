@@ -1,22 +1,24 @@
 """Every case's verdict, in the order of precedence of docs/design.md ("Judging"):
-error > fail > regressed > new > pass.
+error > fail > regressed > warn > new > pass.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from stabilitygate.judge.agreement import primary_agreement
 from stabilitygate.judge.baseline import Baseline, BaselineCase
-from stabilitygate.judge.compare import Comparison, Similarity, compare_case
-from stabilitygate.judge.conclusion import Conclusion, conclude
-from stabilitygate.judge.stats import holm
+from stabilitygate.judge.compare import Comparison, SameMeaning, Similarity, compare_case
+from stabilitygate.judge.conclusion import Conclusion, HolmValues, conclude
+from stabilitygate.judge.family import CaseTests, run_family, stage_mapping
+from stabilitygate.judge.stages import StagedRun, design_for
 from stabilitygate.judge.thresholds import ThresholdCheck, check_thresholds, measurement_error
 from stabilitygate.judge.wording import update_hint
 from stabilitygate.results import Agreement, CaseMeasurement, CaseVerdict, VerdictName
 from stabilitygate.suite.model import Regression, ResolvedCase
+from stabilitygate.suite.sizes import baseline_size
 
 BaselineStatus = Literal["compared", "no_baseline", "missing", "changed", "not_measured"]
 
@@ -62,36 +64,56 @@ def judge_cases(
     regression: Regression,
     *,
     similarity: Similarity | None = None,
+    same_meaning: SameMeaning | None = None,
+    same_meaning_by_case: Mapping[str, SameMeaning] | None = None,
+    stages: StagedRun | None = None,
 ) -> list[CaseVerdict]:
+    """`same_meaning_by_case`: a case's own judge of meaning (its entailment judge), before `same_meaning`.
+    `stages`: how a pull-request run was sampled (judge/stages.py); None: one fixed stage per case."""
     by_id = {m.id: m for m in measurements}
-    plans = [_plan(case, by_id.get(case.id), baseline, similarity) for case in cases]
-    comparisons = [plan.comparison if isinstance(plan, _Measured) else None for plan in plans]
-    # One Holm family: every case whose drop could be tested, so that a run with no real change
-    # fails anywhere with probability at most alpha.
-    drop_p = [c.p_value if c is not None else None for c in comparisons]
-    # A second family for the answer-change guard: is the baseline's answer significantly rarer now?
-    answer_p = [c.answer_p_value if c is not None else None for c in comparisons]
-    family = sum(p is not None for p in drop_p)
+    own = same_meaning_by_case or {}
+    meaning = {case.id: own.get(case.id, same_meaning) for case in cases}
+    plans = [_plan(case, by_id.get(case.id), baseline, similarity, meaning[case.id]) for case in cases]
+    tests = [_case_tests(plan, baseline, similarity, meaning, stages) for plan in plans]
+    family = run_family(tests, regression)
     return [
-        _verdict(plan, p, answer, family, regression)
-        for plan, p, answer in zip(plans, _holm_family(drop_p), _holm_family(answer_p), strict=True)
+        _verdict(plan, holm, family.size, regression, stage_mapping(t, family, regression) if t else {})
+        for plan, holm, t in zip(plans, family.adjusted, tests, strict=True)
     ]
 
 
-def _holm_family(p_values: Sequence[float | None]) -> list[float | None]:
-    """Holm-adjusted p-values of the cases that have one, as one family; None stays None."""
-    tested = [(i, p) for i, p in enumerate(p_values) if p is not None]
-    adjusted: list[float | None] = [None] * len(p_values)
-    for (i, _), p in zip(tested, holm([p for _, p in tested]), strict=True):
-        adjusted[i] = p
-    return adjusted
+def _case_tests(
+    plan: _Plan,
+    baseline: Baseline | None,
+    similarity: Similarity | None,
+    meaning: Mapping[str, SameMeaning | None],
+    stages: StagedRun | None,
+) -> CaseTests | None:
+    """A compared case's tests for the run's one family: every test that can fail a case (the drop
+    test, and the guards of the answer-change and meaning-drift rules where they are on) across its
+    stages, so that a run with no real change fails anywhere, by any rule, at any stage, with
+    probability at most alpha (docs/design.md §6, "The family")."""
+    if not isinstance(plan, _Measured) or plan.comparison is None:
+        return None
+    case = plan.case
+    first = None
+    if stages is not None and case.id in stages.first:
+        early = _plan(case, stages.first[case.id], baseline, similarity, meaning[case.id])
+        first = early.comparison if isinstance(early, _Measured) else None
+    looked = stages is not None and case.id in stages.looked
+    design = design_for(case, stages is not None and stages.adaptive)
+    return CaseTests(plan.comparison, first, design, looked, baseline_size(case))
 
 
 # --- before Holm --------------------------------------------------------------------------------
 
 
 def _plan(
-    case: ResolvedCase, m: CaseMeasurement | None, baseline: Baseline | None, similarity: Similarity | None
+    case: ResolvedCase,
+    m: CaseMeasurement | None,
+    baseline: Baseline | None,
+    similarity: Similarity | None,
+    same_meaning: SameMeaning | None,
 ) -> _Plan:
     entry = baseline.cases.get(case.id) if baseline is not None else None
     baseline_hash = entry.hash if entry is not None else None
@@ -104,7 +126,7 @@ def _plan(
     status = _baseline_status(case, baseline, entry)
     comparison = None
     if status == "compared" and entry is not None:
-        comparison = compare_case(case, m, entry, primary, similarity=similarity)
+        comparison = compare_case(case, m, entry, primary, similarity=similarity, same_meaning=same_meaning)
     checks = check_thresholds(case, m, primary)
     return _Measured(case, primary, baseline_hash, status, _headline(m, primary), checks, comparison)
 
@@ -138,39 +160,23 @@ def _headline(m: CaseMeasurement, primary: Agreement | None) -> str:
 # --- after Holm ---------------------------------------------------------------------------------
 
 
-def _verdict(
-    plan: _Plan, p_holm: float | None, answer_p_holm: float | None, family: int, regression: Regression
-) -> CaseVerdict:
+def _verdict(plan: _Plan, holm: HolmValues, family: int, regression: Regression, stage: dict[str, Any]) -> CaseVerdict:
     if isinstance(plan, _Unmeasured):
         mapping = _status_mapping("not_measured", plan.baseline_hash, plan.case)
         return CaseVerdict(plan.case.id, "error", [plan.error], mapping, primary=plan.primary)
-    conclusion = _conclusion(plan, p_holm, answer_p_holm, family, regression)
+    conclusion = None
+    if plan.comparison is not None:
+        conclusion = conclude(plan.comparison, regression, holm=holm, family=family)
     verdict, reasons = _decide(plan, conclusion)
     if conclusion is not None:
-        mapping = conclusion.to_json()
+        mapping = {**conclusion.to_json(), **stage}
     else:
         mapping = _status_mapping(plan.status, plan.baseline_hash, plan.case)
     return CaseVerdict(plan.case.id, verdict, reasons, mapping, primary=plan.primary)
 
 
-def _conclusion(
-    plan: _Measured, p_holm: float | None, answer_p_holm: float | None, family: int, regression: Regression
-) -> Conclusion | None:
-    """What the comparison with the baseline means, now that the Holm-adjusted p-values are known."""
-    if plan.comparison is None:
-        return None
-    return conclude(
-        plan.comparison,
-        p_holm,
-        regression,
-        cluster_cosine=plan.case.thresholds.cluster_cosine,
-        family=family,
-        answer_p_holm=answer_p_holm,
-    )
-
-
 def _decide(plan: _Measured, conclusion: Conclusion | None) -> tuple[VerdictName, list[str]]:
-    """The verdict by precedence (fail > regressed > new > pass), with its reasons: the deciding
+    """The verdict by precedence (fail > regressed > warn > new > pass), with its reasons: the deciding
     sentences first, then the headline numbers, thresholds met and thresholds not checked."""
     checks = plan.checks
     found = conclusion.reasons if conclusion is not None else []
@@ -180,6 +186,8 @@ def _decide(plan: _Measured, conclusion: Conclusion | None) -> tuple[VerdictName
     tail = [plan.headline, *met, *checks.skipped]
     if conclusion is not None and conclusion.regressed:
         return "regressed", [*found, *tail]
+    if conclusion is not None and conclusion.warned:
+        return "warn", [*found, *tail]
     if plan.status != "compared":
         return "new", [NEW_BECAUSE[plan.status], *tail]
     return "pass", [*found, *tail]

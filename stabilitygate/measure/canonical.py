@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal, InvalidOperation
+from fractions import Fraction
 from typing import Any
 
 #: Integral numbers below this magnitude are reported as ints (42.0 -> 42), as JSON canonical forms do.
@@ -31,6 +32,34 @@ def canonical_number(value: Decimal | float | int) -> int | float:
     if as_float in (float("inf"), float("-inf")):
         raise NoAnswer("the number is out of range")
     return as_float
+
+
+#: A fraction whose terms pass this many bits is no answer anyone wrote (and str() of it is slow).
+_MAX_FRACTION_BITS = 10_000
+
+
+def canonical_fraction(value: Fraction) -> int | float | str:
+    """An exact value in one form: 8/4 -> 2, 3/4 -> 0.75 (as canonical_number gives 0.75), 2/3 -> "2/3".
+
+    A value with a finite decimal expansion is the number canonical_number gives for that decimal
+    (the float nearest it, or an int), so 3/4, 0.75 and "0.75" are one answer; any other is the
+    reduced fraction's text, exact and JSON-able, sign first ("-2/3").
+    """
+    denominator = value.denominator
+    for factor in (2, 5):
+        while denominator % factor == 0:
+            denominator //= factor
+    if denominator != 1:
+        if max(value.numerator.bit_length(), value.denominator.bit_length()) > _MAX_FRACTION_BITS:
+            raise NoAnswer("the number is out of range")
+        return f"{value.numerator}/{value.denominator}"
+    if value.denominator == 1 and abs(value.numerator) < _EXACT_INT_LIMIT:
+        return int(value.numerator)
+    try:
+        as_float = float(value)
+    except OverflowError as exc:
+        raise NoAnswer("the number is out of range") from exc
+    return as_float + 0.0  # a value too small for a float is 0.0, never -0.0
 
 
 def _canonical_tree(value: Any) -> Any:

@@ -16,10 +16,10 @@ from stabilitygate.measure.agreement import (
 )
 from stabilitygate.measure.diagnostics import near_tie, near_tie_json, suggestion
 from stabilitygate.measure.embedder import TextEmbedder
+from stabilitygate.measure.meaning import JudgmentLookup
 from stabilitygate.measure.parsers import ParsedAnswer
-from stabilitygate.measure.semantic import cluster_sizes, pairwise_stats, semantic_entropy
+from stabilitygate.measure.semantic_metrics import semantic_metrics
 from stabilitygate.measure.tokens import divergence_token
-from stabilitygate.plain import round_float, round_optional
 from stabilitygate.results import CaseMeasurement
 from stabilitygate.samples import Sample
 from stabilitygate.suite.model import ResolvedCase
@@ -53,37 +53,9 @@ def _order(sample: Sample) -> tuple[int, bool, str, str]:
     return (sample.index, sample.text is None, sample.text or "", sample.error or "")
 
 
-def _plural(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
-
-
-def _semantic(
-    case: ResolvedCase, counts: Mapping[str, int], embedder: TextEmbedder
-) -> tuple[dict[str, Any], list[str]]:
-    distinct = list(counts)
-    weights = [counts[t] for t in distinct]
-    total = sum(weights)
-    vectors = embedder.embed(distinct)
-    stats = pairwise_stats(vectors, weights)
-    sizes = cluster_sizes(vectors, weights, case.thresholds.cluster_cosine)
-    metrics = {
-        "cosine_min": None if stats is None else round_float(stats.minimum),
-        "cosine_mean": None if stats is None else round_float(stats.mean),
-        "cosine_std": None if stats is None else round_float(stats.std),
-        "semantic_clusters": len(sizes),
-        "semantic_agreement": round_optional(max(sizes) / total),
-        "semantic_entropy": round_float(semantic_entropy(sizes)),
-    }
-    limit = embedder.max_word_pieces
-    too_long = sum(counts[t] for t in distinct if embedder.word_pieces(t) > limit)
-    notes = []
-    if too_long:
-        are = "is" if too_long == 1 else "are"
-        notes.append(
-            f"{_plural(too_long, 'completion', 'completions')} {are} longer than the embedding model's {limit} "
-            f"word pieces: their semantic numbers cover only the first {limit}"
-        )
-    return metrics, notes
+def distinct_texts(samples: Iterable[Sample]) -> dict[str, int]:
+    """The successful texts of one case and their counts, in the order `measure_case` takes them."""
+    return count_texts(s.text for s in sorted(samples, key=_order) if s.text is not None)
 
 
 def _usage(samples: Sequence[Sample]) -> dict[str, int]:
@@ -147,8 +119,12 @@ def measure_case(
     *,
     embedder: TextEmbedder | None,
     samples_requested: int | None = None,
+    meaning: JudgmentLookup | None = None,
 ) -> CaseMeasurement:
-    """Every number of docs/design.md §5 for one case; samples may come in any order and include failures."""
+    """Every number of docs/design.md §5 for one case; samples may come in any order and include failures.
+
+    `meaning` (a case with `equivalence:`): the entailment judgments its clusters are built from.
+    """
     ordered = sorted(samples, key=_order)
     ok = [s for s in ordered if s.text is not None]
     failed = [s for s in ordered if s.text is None]
@@ -171,10 +147,10 @@ def measure_case(
                 f"{metrics['parse_failures']} of {total} answers did not parse (first: {_first_parse_error(parsed)})"
             )
     metrics.update(accuracy_metrics(case.answer, case.expected, parsed, counts))
-    if embedder is not None and total:
-        semantic, semantic_notes = _semantic(case, counts, embedder)
-        metrics.update(semantic)
-        notes.extend(semantic_notes)
+    semantic = semantic_metrics(case, counts, embedder, meaning) if total else None
+    if semantic is not None:
+        metrics.update(semantic.metrics)
+        notes.extend(semantic.notes)
     divergence = divergence_token(counts)
     metrics["divergence_token"] = divergence
     if divergence is None and len(counts) > 1:
@@ -203,5 +179,8 @@ def measure_case(
         finish_reasons=dict(sorted(count_texts(s.finish_reason for s in ok if s.finish_reason).items())),
         usage=usage,
         notes=notes,
-        diagnostics=_diagnostics(case, ok, counts, parsed, answers, divergence),
+        diagnostics={
+            **_diagnostics(case, ok, counts, parsed, answers, divergence),
+            **(semantic.diagnostics if semantic is not None else {}),
+        },
     )

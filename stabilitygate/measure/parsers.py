@@ -2,7 +2,7 @@
 
 Equal answers must compare equal whatever their surface form, so every parser returns a canonical value:
 json -> the canonical JSON text of the value found, choice -> the label as written in the suite,
-number -> an int or a float, regex and text -> a string.
+number -> an int or a float, or the text of an exact fraction ("2/3"), regex and text -> a string.
 """
 
 from __future__ import annotations
@@ -10,10 +10,8 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
@@ -24,6 +22,7 @@ from stabilitygate.errors import BadInput
 from stabilitygate.jsonpointer import resolve_pointer
 from stabilitygate.measure.canonical import NoAnswer, canonical_json, canonical_number, scalar_text
 from stabilitygate.measure.choice import choice_matcher
+from stabilitygate.measure.numbers import read_number
 from stabilitygate.suite.model import AnswerSpec
 
 _MAX_JSON_ATTEMPTS = 2000  # start positions tried when hunting for JSON inside prose
@@ -133,55 +132,13 @@ def _parse_regex(spec: AnswerSpec, text: str) -> Any:
     return m.group(0)
 
 
-# One number as people and models write it (docs/design.md, "Answer parsers"). Not inside a word
-# ("v2", "H2O") or a dotted run ("3.11.2", "1.000.000", "01.02.2024"); a comma joins only groups of
-# exactly three digits ("1,234,567"), any other comma separates numbers ("1,5" is 1 then 5).
-_NUMBER = (
-    r"(?<![\w.])(?P<sign>[-+\u2212])?(?:[$\u20ac\u00a3\u00a5]\s?)?(?P<sign2>[-+\u2212])?"
-    r"(?P<digits>(?:[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])|[0-9]+)(?:\.[0-9]+)?|\.[0-9]+)"
-    r"(?:[eE](?P<exponent>[-+]?[0-9]+))?"
-    r"(?!\.?[0-9])"
-)
-# An explicit answer: "#### 19" (GSM8K), "the answer is 19", "Answer: 19", "final answer = 19",
-# "\boxed{19}", with markup between the phrase and the number ("Answer: **$19**").
-# Possessive quantifiers: whitespace and markup are never given back, so a long run of spaces
-# after "answer is" costs linear time, not quadratic.
-_ANSWER_LEAD = (
-    r"(?:####|\\boxed\{"
-    r"|\banswer\b\s*+(?:(?:is|was|would\s+be|will\s+be|should\s+be|must\s+be)\b\s*+:?|[:=]))"
-)
-_HEDGE = r"(?:(?:approximately|about|around|roughly|exactly|simply|just)\s++)?"
-_MARKUP = r"(?:(?:[*_\"'`(\[{$]|\\boxed\{|\\\(|\\text\{)\s*+)*+"
-_NUMBER_RE = re.compile(_NUMBER)
-_EXPLICIT_RE = re.compile(_ANSWER_LEAD + r"\s*+" + _HEDGE + _MARKUP + _NUMBER, re.I)
-
-
-def _number_value(m: re.Match[str]) -> int | float:
-    negative = (m.group("sign") or m.group("sign2") or "+") in ("-", "\u2212")
-    exponent = f"e{m.group('exponent')}" if m.group("exponent") else ""
-    return canonical_number(Decimal(("-" if negative else "") + m.group("digits").replace(",", "") + exponent))
-
-
-def parse_number(text: str) -> int | float:
-    """The last explicit answer ("the answer is 19", "#### 19"), else the last number in the text.
-
-    A text that restates or corrects its answer ends with the final one; without an answer phrase
-    the last number is the result of the working ("12 + 7 = 19."), as lm-evaluation-harness's
-    flexible extract reads GSM8K answers.
-    """
-    found = _last_match(_EXPLICIT_RE, text) or _last_match(_NUMBER_RE, text)
-    if found is None:
-        raise NoAnswer("no number found")
-    return _number_value(found)
-
-
-def _last_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
-    last = deque(pattern.finditer(text), maxlen=1)
-    return last[0] if last else None
+def parse_number(text: str) -> int | float | str:
+    """The number `text` commits to (the rules of docs/design.md §4.1, in `measure/numbers/`)."""
+    return read_number(text)
 
 
 def _parse_number(spec: AnswerSpec, text: str) -> Any:
-    return parse_number(text)
+    return read_number(text)
 
 
 def normalize_text(text: str, steps: Sequence[str]) -> str:

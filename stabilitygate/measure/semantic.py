@@ -66,26 +66,89 @@ def pairwise_stats(vectors: np.ndarray, counts: Sequence[int]) -> PairStats | No
     return PairStats(minimum=minimum, mean=1.0 - mean_d, std=math.sqrt(variance))
 
 
-def cluster_sizes(vectors: np.ndarray, counts: Sequence[int], threshold: float) -> list[int]:
-    """Greedy clustering of the distinct texts (given in order of first appearance).
+def cluster_labels(vectors: np.ndarray, counts: Sequence[int], threshold: float) -> list[int]:
+    """Greedy clustering of the distinct texts (given in order of first appearance): each one's cluster.
 
     Texts are taken by count (desc) then first appearance; each joins the first cluster whose first member
-    has cosine >= threshold (the cosine rounded as reports round it), else opens a new one.
+    has cosine >= threshold (the cosine rounded as reports round it), else opens a new one. Clusters are
+    numbered in the order they open.
     """
     rows = unit_rows(vectors)
     order = sorted(range(len(counts)), key=lambda i: (-counts[i], i))
     leaders = np.empty_like(rows)
-    sizes: list[int] = []
+    opened = 0
+    labels = [0] * len(counts)
     for i in order:
-        if sizes:
-            sims = np.round(leaders[: len(sizes)] @ rows[i], REPORT_DECIMALS)
+        if opened:
+            sims = np.round(leaders[:opened] @ rows[i], REPORT_DECIMALS)
             joined = np.flatnonzero(sims >= threshold)
             if joined.size:
-                sizes[int(joined[0])] += int(counts[i])
+                labels[i] = int(joined[0])
                 continue
-        leaders[len(sizes)] = rows[i]
-        sizes.append(int(counts[i]))
+        leaders[opened] = rows[i]
+        labels[i] = opened
+        opened += 1
+    return labels
+
+
+def cluster_sizes(vectors: np.ndarray, counts: Sequence[int], threshold: float) -> list[int]:
+    """The samples in each cluster of `cluster_labels`, in the order the clusters open."""
+    labels = cluster_labels(vectors, counts, threshold)
+    sizes = [0] * (max(labels) + 1 if labels else 0)
+    for label, n in zip(labels, counts, strict=True):
+        sizes[label] += int(n)
     return sizes
+
+
+@dataclass(frozen=True)
+class CosinePair:
+    """Two distinct texts (their indices) and the cosine between them."""
+
+    cosine: float
+    first: int
+    second: int
+
+
+@dataclass(frozen=True)
+class ClusterEdges:
+    """Where the clustering bar cut: the least similar pair inside a cluster, the most similar across two.
+
+    Either is None when it does not exist (no cluster with two distinct texts; a single cluster).
+    """
+
+    least_within: CosinePair | None
+    most_across: CosinePair | None
+
+
+def cluster_edges(vectors: np.ndarray, labels: Sequence[int]) -> ClusterEdges:
+    """The extreme pairs of distinct texts over every pair i < j, in row blocks like `pairwise_stats`."""
+    rows = unit_rows(vectors)
+    n = rows.shape[0]
+    owner = np.asarray(labels)
+    columns = np.arange(n)
+    least: CosinePair | None = None
+    most: CosinePair | None = None
+    block = max(1, _BLOCK_ELEMENTS // max(n, 1))
+    for start in range(0, n - 1, block):
+        stop = min(start + block, n - 1)
+        sims = np.round(np.clip(rows[start:stop] @ rows.T, -1.0, 1.0), REPORT_DECIMALS)
+        upper = columns[None, :] > np.arange(start, stop)[:, None]
+        same = owner[start:stop, None] == owner[None, :]
+        least = _extreme(np.where(upper & same, sims, np.inf), start, least, lowest=True)
+        most = _extreme(np.where(upper & ~same, sims, -np.inf), start, most, lowest=False)
+    return ClusterEdges(least, most)
+
+
+def _extreme(masked: np.ndarray, start: int, best: CosinePair | None, *, lowest: bool) -> CosinePair | None:
+    """The block's extreme entry if it beats `best` (the first one found wins ties: blocks go in order)."""
+    flat = int(np.argmin(masked) if lowest else np.argmax(masked))
+    value = float(masked.flat[flat])
+    if not math.isfinite(value):
+        return best
+    if best is not None and (value >= best.cosine if lowest else value <= best.cosine):
+        return best
+    row, column = divmod(flat, masked.shape[1])
+    return CosinePair(value, start + row, column)
 
 
 def semantic_entropy(sizes: Sequence[int]) -> float:

@@ -25,11 +25,16 @@ from stabilitygate.judge.baseline import (
 )
 from stabilitygate.judge.compare import Similarity
 from stabilitygate.judge.gate import FailOn, exit_code, run_verdict, verdict_counts
+from stabilitygate.judge.stages import StagedRun
 from stabilitygate.judge.verdicts import judge_cases
 from stabilitygate.measure.case import measure_case
+from stabilitygate.measure.meaning import JudgmentLookup
 from stabilitygate.measure.summary import suite_summary
 from stabilitygate.pipeline.changed import baseline_measurement, unchanged_result
+from stabilitygate.pipeline.judge_results import judge_facts, with_judge_cost, with_judge_errors
+from stabilitygate.pipeline.meanings import Meanings
 from stabilitygate.pipeline.options import default_baseline_path
+from stabilitygate.pipeline.stages import JudgeStage, read_stages
 from stabilitygate.providers import fingerprint_note
 from stabilitygate.report.json_report import build_report
 from stabilitygate.report.model import BaselineFacts, EmbeddingFacts, Report, RunFacts, SamplingFacts, SuiteRef
@@ -87,15 +92,37 @@ def evaluate(
     sampling: SamplingFacts | None = None,
     unchanged: Sequence[tuple[ResolvedCase, BaselineCase]] = (),
     changed_only: bool = False,
+    meanings: Meanings | None = None,
 ) -> Report:
     """Measure every case, judge it against the baseline, record the baseline when asked; the Report.
 
     `unchanged` (changed-only runs): cases not sampled, which keep their baseline figures.
+    `meanings`: the entailment judgments of the cases with `equivalence:` (`pipeline/meanings.py`).
     """
-    measurements = measure_cases(cases, samples, requested=requested, embedder=embedder, sampling=sampling)
-    verdicts = judge_cases(
-        cases, measurements, baseline.contents, loaded.suite.regression, similarity=_similarity(embedder)
+    samples = list(samples)
+    planned, stages = read_stages(
+        cases,
+        samples,
+        baseline.contents,
+        adaptive=not judging.update_baseline,
+        measure=lambda some, drawn, sizes: measure_cases(
+            some, drawn, requested=sizes, embedder=embedder, sampling=None, meanings=meanings
+        ),
     )
+    requested = {**requested, **planned}  # an adaptive case planned the samples of the stage it reached
+    measurements = measure_cases(
+        cases, samples, requested=requested, embedder=embedder, sampling=sampling, meanings=meanings
+    )
+    verdicts = judge_cases(
+        cases,
+        measurements,
+        baseline.contents,
+        loaded.suite.regression,
+        similarity=_similarity(embedder),
+        same_meaning_by_case=meanings.same_meaning_by_case() if meanings is not None else None,
+        stages=stages,
+    )
+    verdicts = with_judge_errors(verdicts, meanings.failed if meanings is not None else {})
     could_not_measure = sampling is not None and sampling.could_not_measure
     code = exit_code(verdicts, judging.fail_on, could_not_measure=could_not_measure)
     status = "compared" if baseline.contents is not None else "missing"
@@ -109,6 +136,7 @@ def evaluate(
         fail_on=judging.fail_on,
         sampling=sampling,
         changed_only=changed_only,
+        judge=judge_facts(meanings, measurements),
     )
     report = build_report(
         SuiteRef(loaded.path, loaded.suite.name),
@@ -154,19 +182,24 @@ def measure_cases(
     requested: Mapping[str, int],
     embedder: Embedder | None,
     sampling: SamplingFacts | None,
+    meanings: Meanings | None = None,
 ) -> list[CaseMeasurement]:
     """Every case's numbers, with the notes only the pipeline knows."""
     by_case: dict[str, list[Sample]] = defaultdict(list)
     for sample in samples:
         by_case[sample.case].append(sample)
-    return [
-        with_pipeline_notes(
-            measure_case(case, by_case.get(case.id, []), embedder=embedder, samples_requested=requested[case.id]),
-            case,
-            sampling,
+    measured = []
+    for case in cases:
+        lookup = meanings.lookup(case.id) if meanings is not None else None
+        if case.judge is not None and lookup is None:
+            lookup = JudgmentLookup("", {})  # never judged: the case cannot be measured, never by cosine
+        m = measure_case(
+            case, by_case.get(case.id, []), embedder=embedder, samples_requested=requested[case.id], meaning=lookup
         )
-        for case in cases
-    ]
+        if case.judge is not None:
+            m = with_judge_cost(m, meanings.costs.get(case.id) if meanings is not None else None)
+        measured.append(with_pipeline_notes(m, case, sampling))
+    return measured
 
 
 def with_pipeline_notes(
@@ -229,6 +262,20 @@ def embedding_facts(embedder: Embedder | None) -> EmbeddingFacts | None:
         truncation=str(info["truncation"]),
         texts_from_cache=getattr(embedder, "texts_from_cache", None),
     )
+
+
+def stage_judge(loaded: LoadedSuite, baseline: BaselineFile, embedder: Embedder | None) -> JudgeStage:
+    """How a live run judges its first stage, to choose the cases that take a second (pipeline/stages.py)."""
+
+    def judge(cases: Sequence[ResolvedCase], samples: Sequence[Sample], stages: StagedRun) -> list[CaseVerdict]:
+        sizes = {c.id: c.samples for c in cases}
+        measured = measure_cases(cases, samples, requested=sizes, embedder=embedder, sampling=None)
+        regression = loaded.suite.regression
+        return judge_cases(
+            cases, measured, baseline.contents, regression, similarity=_similarity(embedder), stages=stages
+        )
+
+    return judge
 
 
 def _similarity(embedder: Embedder | None) -> Similarity | None:

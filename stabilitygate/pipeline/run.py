@@ -49,13 +49,17 @@ def draw_samples(
     progress: bool | None = False,
     shard: Shard | None = None,
     on_completion: Callable[[str], None] | None = None,
+    start: Mapping[str, int] | None = None,
+    append: bool = False,
 ) -> Sampled:
     """Sample every case; SIGINT/SIGTERM stop sampling and keep (and have written) what was received.
 
     `on_completion` sees each completion's text as it arrives (the embedder starts on it meanwhile).
+    `start` and `append` (a later stage, pipeline/stages.py): the samples each case already has, and
+    the samples file to append to.
     """
     received: list[Sample] = []
-    with _samples_sink(samples_out) as write:
+    with _samples_sink(samples_out, append) as write:
 
         def on_sample(sample: Sample) -> None:
             received.append(sample)
@@ -63,7 +67,7 @@ def draw_samples(
             if on_completion is not None and sample.text is not None:
                 on_completion(sample.text)
 
-        outcome, interrupted = asyncio.run(_sample(cases, settings, environ, secrets, on_sample, progress))
+        outcome, interrupted = asyncio.run(_sample(cases, settings, environ, secrets, on_sample, progress, start or {}))
 
     facts = SamplingFacts(
         requests=outcome.requests_made if outcome else len(received),
@@ -94,11 +98,11 @@ def sampling_settings(loaded: LoadedSuite, concurrency: int | None, early_stop: 
 
 
 @contextlib.contextmanager
-def _samples_sink(samples_out: Path | None) -> Iterator[Callable[[Sample], None]]:
+def _samples_sink(samples_out: Path | None, append: bool = False) -> Iterator[Callable[[Sample], None]]:
     if samples_out is None:
         yield lambda sample: None
         return
-    with SamplesWriter(samples_out) as writer:
+    with SamplesWriter(samples_out, append=append) as writer:
         yield writer.write
 
 
@@ -109,10 +113,12 @@ async def _sample(
     secrets: Sequence[str],
     on_sample: Callable[[Sample], None],
     progress_mode: bool | None,
+    start: Mapping[str, int],
 ) -> tuple[SamplingOutcome | None, bool]:
     """Sample every case; SIGINT/SIGTERM cancel the sampling and keep what was received."""
     providers = _providers(cases, sampling, env)
-    progress = None if progress_mode is False else Progress(sum(c.samples for c in cases), interactive=progress_mode)
+    total = sum(c.samples - start.get(c.id, 0) for c in cases)
+    progress = None if progress_mode is False else Progress(total, interactive=progress_mode)
 
     async def warm_then_sample() -> SamplingOutcome:
         await _warm_up(providers)
@@ -124,6 +130,7 @@ async def _sample(
             should_stop=early_stop_rule(cases) if sampling.early_stop else None,
             progress=progress,
             secrets=secrets,
+            start=start,
         )
 
     try:

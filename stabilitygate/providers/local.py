@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from stabilitygate import __version__
 from stabilitygate.errors import BadInput
 from stabilitygate.providers.interface import Completion, FatalProviderError, Provider, Request
 from stabilitygate.providers.local_decode import GenerationSpec
@@ -27,6 +26,7 @@ from stabilitygate.providers.local_model import (
     resolve_model_source,
 )
 from stabilitygate.suite.model import ProviderConfig
+from stabilitygate.version import __version__
 
 DEFAULT_MAX_TOKENS = 64
 DEFAULT_MAX_BATCH = 8

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from stabilitygate.report.model import Report, Summary
 
-COUNTED = (("passed", "passed"), ("failed", "failed"), ("regressed", "regressed"), ("new", "new"),
-           ("unchanged", "unchanged"), ("errors", "errors"))  # fmt: skip
+COUNTED = (("passed", "passed"), ("failed", "failed"), ("regressed", "regressed"), ("warned", "warned"),
+           ("new", "new"), ("unchanged", "unchanged"), ("errors", "errors"))  # fmt: skip
 REASONS_SHOWN = 3
 
 

@@ -73,4 +73,6 @@ def _testcase(suite: ET.Element, suite_name: str, case: CaseResult) -> None:
     out = [f"verdict: {verdict}", *reasons]
     if verdict == "new":
         out.insert(1, "new: not compared with a baseline yet, so not a failure")
+    if verdict == "warn":
+        out.insert(1, "warn: a change that is not significant, so not a failure (unless --fail-on warn)")
     ET.SubElement(element, "system-out").text = "\n".join(out)

@@ -20,16 +20,26 @@ import jinja2
 
 from stabilitygate.judge.wording import p_number, update_hint
 from stabilitygate.report import safe_text
+from stabilitygate.report.meaning_lines import meaning_lines
 from stabilitygate.report.model import CaseResult, Report, Summary
+from stabilitygate.report.power_line import power_line
 
 #: GitHub's limit is 65,536 characters; the margin leaves room for a line another tool may add.
 MAX_CHARS = 65_000
 COMPLETION_LIMITS = (2_000, 600, 200, 80)  # characters of each completion shown, longest first
 TOP_COMPLETIONS = 5
 TOP_ANSWERS = 5
-EMOJI = {"pass": "✅", "fail": "❌", "regressed": "📉", "new": "🆕", "error": "⚠️", "unchanged": "⏸️"}
+EMOJI = {
+    "pass": "✅",
+    "fail": "❌",
+    "regressed": "📉",
+    "warn": "⚠️",
+    "new": "🆕",
+    "error": "🛑",
+    "unchanged": "⏸️",
+}
 UPDATE_HINT = update_hint("markdown")
-SEVERITY = {"error": 0, "fail": 1, "regressed": 2, "new": 3, "pass": 4, "unchanged": 5}
+SEVERITY = {"error": 0, "fail": 1, "regressed": 2, "warn": 3, "new": 4, "pass": 5, "unchanged": 6}
 
 
 def comment_marker(suite_name: str) -> str:
@@ -109,7 +119,7 @@ def _render(report: Report, layout: _Layout) -> str:
         "marker": comment_marker(report.suite.name),
         "suite_name": report.suite.name,
         "verdict": report.verdict,
-        "emoji": {"pass": "✅", "fail": "❌"}.get(report.verdict, "⚠️"),
+        "emoji": _headline_emoji(report),
         "summary": _summary_line(report),
         "rows": [_row(c) for i, c in enumerate(cases) if i in layout.rows],
         "rows_left_out": _left_out([c for i, c in enumerate(cases) if i not in layout.rows]),
@@ -142,12 +152,19 @@ def _environment() -> jinja2.Environment:
 # --- view model: numbers formatted here, text escaped by the template's filters ---------------
 
 
+def _headline_emoji(report: Report) -> str:
+    """✅ pass, ⚠️ pass with warnings, ❌ fail, 🛑 could not measure."""
+    if report.verdict == "pass":
+        return EMOJI["warn"] if report.summary.warned else EMOJI["pass"]
+    return EMOJI["fail"] if report.verdict == "fail" else EMOJI["error"]
+
+
 def _summary_line(report: Report) -> str:
     s = report.summary
     n = _common_n(report)
     counts = (
         f"**{s.cases} case{'' if s.cases == 1 else 's'}**: {s.passed} passed, {s.failed} failed, "
-        f"{s.regressed} regressed, {s.new} new, {s.errors} errors"
+        f"{s.regressed} regressed, {s.warned} warned, {s.new} new, {s.errors} errors"
     )
     if s.unchanged is not None:
         counts += (
@@ -229,6 +246,8 @@ def _change(b: Mapping[str, Any] | None) -> str:
         parts.append(f"{b.get('kind', 'answer')} {_quote(before.get('value'))} → {_quote(now.get('value'))}")
     if b.get("semantic_drift") and b.get("modal_cosine") is not None:
         parts.append(f"meaning moved (cosine {float(b['modal_cosine']):.2f})")
+    if b.get("warned"):
+        parts.append("a change that is not significant")
     if b.get("fingerprints_changed"):
         parts.append("fingerprint changed")
     return "; ".join(parts) or "—"
@@ -263,6 +282,8 @@ def _details(case: CaseResult, limit: int) -> dict[str, Any]:
         "emoji": EMOJI[case.verdict],
         "reasons": list(case.reasons[:20]),
         "notes": m.notes[:10],
+        "meaning": meaning_lines(m),
+        "power": power_line(case.comparison),
         "divergence": metrics.get("divergence_token"),
         "unique": metrics.get("unique_completions"),
         "n": n,
@@ -276,7 +297,7 @@ def _left_out(rows: list[CaseResult]) -> str:
     if not rows:
         return ""
     counts = Counter(r.verdict for r in rows)
-    parts = [f"{counts[v]} {v}" for v in sorted(counts, key=lambda v: SEVERITY.get(v, 5))]
+    parts = [f"{counts[v]} {v}" for v in sorted(counts, key=lambda v: SEVERITY.get(v, len(SEVERITY)))]
     return f"{len(rows)} more cases ({', '.join(parts)})"
 
 
@@ -306,6 +327,8 @@ def _run_notes(report: Report) -> list[str]:
         notes.append(f"The run stopped: {sampling.fatal_error}")
     if sampling is not None and sampling.budget_exhausted:
         notes.append("The request budget (max_requests) ran out before every sample was drawn.")
+    if report.run.judge is not None:
+        notes.append(report.run.judge.summary)
     if baseline.status == "updated":
         notes.append(f"The baseline was recorded from this run: commit {baseline.path}.")
     elif baseline.status.startswith("not written"):

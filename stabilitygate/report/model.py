@@ -11,14 +11,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
-from stabilitygate import TOOL_NAME, __version__
 from stabilitygate.plain import plain
+from stabilitygate.report.judge_facts import JudgeFacts
+from stabilitygate.report.schema import check_report
 from stabilitygate.results import JSON, Agreement, CaseMeasurement, VerdictName
+from stabilitygate.version import TOOL_NAME, __version__
 
 __all__ = [
     "BaselineFacts",
     "CaseResult",
     "EmbeddingFacts",
+    "JudgeFacts",
     "Report",
     "RunFacts",
     "SamplingFacts",
@@ -28,6 +31,7 @@ __all__ = [
 
 RunVerdict = Literal["pass", "fail", "error"]
 FAILING_VERDICTS: tuple[VerdictName, ...] = ("fail", "regressed", "error")
+WARNING_VERDICTS: tuple[VerdictName, ...] = ("warn",)
 SCHEMA_VERSION = 1
 
 
@@ -129,6 +133,7 @@ class RunFacts:
     fail_on: str
     sampling: SamplingFacts | None = None
     changed_only: bool = False  # only cases changed since the baseline were sampled
+    judge: JudgeFacts | None = None  # the entailment judge, when a case has `equivalence:`
 
     @property
     def could_not_measure(self) -> bool:
@@ -144,6 +149,8 @@ class RunFacts:
             data["sampling"] = self.sampling.to_json()
         if self.changed_only:
             data["changed_only"] = True
+        if self.judge is not None:
+            data["judge"] = self.judge.to_json()
         return data
 
     @classmethod
@@ -156,10 +163,13 @@ class RunFacts:
             fail_on=str(data["fail_on"]),
             sampling=SamplingFacts.from_json(sampling) if sampling is not None else None,
             changed_only=bool(data.get("changed_only", False)),
+            judge=JudgeFacts.from_json(data.get("judge")),
         )
 
 
-COUNT_KEYS = ("cases", "passed", "failed", "regressed", "new", "errors")
+COUNT_KEYS = ("cases", "passed", "failed", "regressed", "warned", "new", "errors")
+#: Counts an older report may lack (read as 0).
+_LATER_COUNTS = ("warned",)
 
 
 @dataclass(frozen=True)
@@ -170,6 +180,7 @@ class Summary:
     passed: int
     failed: int
     regressed: int
+    warned: int
     new: int
     errors: int
     tar_raw: float | None = None
@@ -195,7 +206,7 @@ class Summary:
 
     @classmethod
     def from_json(cls, data: Mapping[str, JSON]) -> Summary:
-        counts = {key: int(data[key]) for key in COUNT_KEYS}
+        counts = {key: int(data[key] if key in data or key not in _LATER_COUNTS else 0) for key in COUNT_KEYS}
         return cls(**counts).with_numbers(data)
 
     def with_numbers(self, data: Mapping[str, JSON]) -> Summary:
@@ -301,8 +312,17 @@ class Report:
     def failing_cases(self) -> tuple[CaseResult, ...]:
         return tuple(c for c in self.cases if c.failing)
 
+    @property
+    def noted_cases(self) -> tuple[CaseResult, ...]:
+        """The cases an annotation points at: failing ones and warnings, in suite order."""
+        return tuple(c for c in self.cases if c.failing or c.verdict in WARNING_VERDICTS)
+
     def case(self, case_id: str) -> CaseResult:
-        return next(c for c in self.cases if c.id == case_id)
+        """The result of case `case_id`; KeyError when the report has no such case."""
+        for case in self.cases:
+            if case.id == case_id:
+                return case
+        raise KeyError(case_id)
 
     def with_exit_code(self, code: int) -> Report:
         return replace(self, exit_code=code)
@@ -325,8 +345,6 @@ class Report:
     @classmethod
     def from_dict(cls, data: JSON, *, source: str | None = None) -> Report:
         """A report read back; BadInput (exit 2, one line naming `source`) when it is not one."""
-        from stabilitygate.report.schema import check_report
-
         check_report(data, source=source)
         return cls(
             suite=SuiteRef(str(data["suite"]["path"]), str(data["suite"]["name"])),

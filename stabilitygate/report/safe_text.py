@@ -18,6 +18,7 @@ NEWLINE_MARK = " ⏎ "
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
 _MENTION = re.compile(r"([@＠])(?=[A-Za-z0-9_])")
 _REFERENCE = re.compile(r"#(?=\d)")
+_GH_REFERENCE = re.compile(r"(?i)\b(gh-)(?=\d)")  # GitHub links GH-123 as it links #123
 _BACKTICKS = re.compile(r"`+")
 _WWW = re.compile(r"(?i)\bwww\.")
 # ASCII punctuation that can start Markdown syntax inline: emphasis, links (and so images and
@@ -43,8 +44,9 @@ def truncate(text: str, limit: int) -> tuple[str, int]:
 
 
 def no_pings(text: str) -> str:
-    """Break @mentions and #123 issue references with an invisible joiner."""
-    return _REFERENCE.sub("#" + ZWJ, _MENTION.sub(r"\1" + ZWJ, text))
+    """Break @mentions and #123 and GH-123 issue references with an invisible joiner."""
+    text = _MENTION.sub(r"\1" + ZWJ, text)
+    return _GH_REFERENCE.sub(r"\1" + ZWJ, _REFERENCE.sub("#" + ZWJ, text))
 
 
 def inline(text: str, limit: int = 500, *, line_start: bool = True) -> str:

@@ -1,27 +1,67 @@
 """The report JSON's shape, checked when a report is read back (merge, comment-from, the library).
 
-Only what the gate relies on when it reads a report is required; the numbers inside `metrics`
-are left free, as the baseline reader leaves them, so a newer metric never breaks an older reader.
+Only what the gate relies on when it reads a report is required, but every number the renderers
+format is typed, so a hostile or damaged report (a share that is a string, a count below zero) is
+bad input, exit 2, never a crash in the Markdown. A metric this version does not know is allowed, as
+long as it is a number, a boolean or null, so a newer metric never breaks an older reader.
 """
 
 from __future__ import annotations
 
-import os
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from stabilitygate.jsonfile import AGREEMENT_SCHEMA, COUNT_SCHEMA, check_against, read_json_file
-from stabilitygate.plain import plain
-
-if TYPE_CHECKING:
-    from stabilitygate.report.model import Report
+from stabilitygate.jsonfile import AGREEMENT_SCHEMA, COUNT_SCHEMA, check_against
 
 _COUNT = COUNT_SCHEMA
 _TEXT = {"type": "string"}
 _NULLABLE_TEXT = {"type": ["string", "null"]}
 _COUNTED_ROWS = {"type": "array", "items": {"type": "object", "required": ["count"], "properties": {"count": _COUNT}}}
-_VERDICTS = ["pass", "fail", "regressed", "new", "error", "unchanged"]
+_VERDICTS = ["pass", "fail", "regressed", "warn", "new", "error", "unchanged"]
+_SHARE = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
+_NUMBER = {"type": ["number", "null"]}
+_OPTIONAL_COUNT = {"type": ["integer", "null"], "minimum": 0}
+_FLAG = {"type": ["boolean", "null"]}
+_SCALAR = {"type": ["number", "boolean", "null"]}
+_METRICS = {
+    "type": "object",
+    "properties": {
+        **{k: _OPTIONAL_COUNT for k in ("unique_completions", "parse_failures", "semantic_clusters",
+                                        "divergence_token", "prompt_tokens", "completion_tokens", "length_cut")},
+        **{k: _SHARE for k in ("mode_share", "parsed_agreement", "semantic_agreement", "accuracy",
+                               "schema_valid_share")},
+        **{k: {"type": ["number", "null"], "minimum": -1, "maximum": 1} for k in ("cosine_min", "cosine_mean")},
+        **{k: _NUMBER for k in ("cosine_std", "semantic_entropy")},
+        **{k: _FLAG for k in ("tar_raw", "tar_parsed", "any_correct", "all_correct")},
+    },
+    "additionalProperties": _SCALAR,
+}  # fmt: skip
+_MODAL = {"type": ["object", "null"], "properties": {"count": _COUNT, "n": _COUNT}}
+_COMPARISON = {
+    "type": ["object", "null"],
+    "required": ["status"],
+    "properties": {
+        "status": _TEXT,
+        "hash": _NULLABLE_TEXT,
+        "current_hash": _NULLABLE_TEXT,
+        **{k: _OPTIONAL_COUNT for k in ("k", "n", "baseline_k", "baseline_n", "holm_family")},
+        **{k: _SHARE for k in ("p_value", "p_holm", "answer_p_value", "answer_p_holm", "meaning_p_value",
+                               "meaning_p_holm")},
+        **{k: {"type": ["number", "null"], "minimum": -1, "maximum": 1} for k in ("drop", "modal_cosine")},
+        **{k: _FLAG for k in ("dropped", "answer_changed", "semantic_drift", "fingerprints_changed",
+                              "drift_checked", "warned")},
+        "kind": {"enum": ["answer", "completion", None]},
+        "test": {"enum": ["boschloo", "fisher", None]},
+        "metric": {"enum": ["parsed_agreement", "semantic_agreement", "mode_share", None]},
+        "modal": _MODAL,
+        "baseline_modal": _MODAL,
+        "fingerprints": {"type": "array", "items": _TEXT},
+        "baseline_fingerprints": {"type": "array", "items": _TEXT},
+        "metrics": _METRICS,
+        "deltas": {"type": "object", "additionalProperties": _NUMBER},
+    },
+}  # fmt: skip
 
 _CASE = {
     "type": "object",
@@ -36,7 +76,7 @@ _CASE = {
         "samples_ok": _COUNT,
         "sample_errors": _COUNT,
         "primary": AGREEMENT_SCHEMA,
-        "metrics": {"type": "object"},
+        "metrics": _METRICS,
         "completions": {
             "type": "array",
             "items": {"type": "object", "required": ["text", "count"], "properties": {"text": _TEXT, "count": _COUNT}},
@@ -48,7 +88,7 @@ _CASE = {
         "usage": {"type": "object", "additionalProperties": {"type": ["integer", "null"]}},
         "notes": {"type": "array", "items": _TEXT},
         "diagnostics": {"type": "object"},
-        "baseline": {"type": ["object", "null"]},
+        "baseline": _COMPARISON,
     },
 }
 _SAMPLING = {
@@ -66,6 +106,15 @@ _SAMPLING = {
     },
 }
 _COUNTS = ("cases", "passed", "failed", "regressed", "new", "errors")
+# The entailment judge's totals in `run.judge` (report/judge_facts.py).
+_JUDGE_COUNTS = ("cases", "calls", "prompt_tokens", "completion_tokens", "unreadable_replies", "failed_cases")
+_SUMMARY_NUMBERS = {
+    **{k: _COUNT for k in (*_COUNTS, "warned")},
+    **{k: _SHARE for k in ("tar_raw", "tar_parsed", "best_possible_accuracy", "worst_possible_accuracy")},
+    "accuracy_spread": {"type": ["number", "null"], "minimum": -1, "maximum": 1},
+    **{k: _OPTIONAL_COUNT for k in ("samples_requested", "samples_ok", "sample_errors", "prompt_tokens",
+                                    "completion_tokens", "unchanged", "requests_saved")},
+}  # fmt: skip
 REPORT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["schema_version", "tool", "suite", "verdict", "exit_code", "summary", "run", "cases"],
@@ -75,7 +124,11 @@ REPORT_SCHEMA: dict[str, Any] = {
         "suite": {"type": "object", "required": ["path", "name"], "properties": {"path": _TEXT, "name": _TEXT}},
         "verdict": {"enum": ["pass", "fail", "error"]},
         "exit_code": {"enum": [0, 1, 2, 3]},
-        "summary": {"type": "object", "required": list(_COUNTS), "properties": {k: _COUNT for k in _COUNTS}},
+        "summary": {
+            "type": "object",
+            "required": list(_COUNTS),
+            "properties": _SUMMARY_NUMBERS,
+        },
         "run": {
             "type": "object",
             "required": ["baseline", "fail_on"],
@@ -85,31 +138,27 @@ REPORT_SCHEMA: dict[str, Any] = {
                     "required": ["path", "status"],
                     "properties": {"path": _TEXT, "status": _TEXT},
                 },
-                "embedding": {"type": ["object", "null"]},
-                "fail_on": {"enum": ["regression", "fail", "never"]},
+                "embedding": {
+                    "type": ["object", "null"],
+                    "properties": {
+                        "model": _NULLABLE_TEXT,
+                        "texts_embedded": _COUNT,
+                        "max_word_pieces": _OPTIONAL_COUNT,
+                        "truncation": _NULLABLE_TEXT,
+                    },
+                },
+                "fail_on": {"enum": ["regression", "fail", "warn", "never"]},
                 "sampling": _SAMPLING,
                 "changed_only": {"type": "boolean"},
+                "judge": {"type": "object", "properties": {k: _COUNT for k in _JUDGE_COUNTS}},
             },
         },
         "cases": {"type": "array", "items": _CASE},
     },
 }
 _VALIDATOR = Draft202012Validator(REPORT_SCHEMA)
-_HINT = "use the report.json a `stabilitygate run` (or the Action) wrote"
 
 
 def check_report(data: Any, *, source: str | None = None) -> None:
     """BadInput (exit 2) naming `source` when `data` is not a report this version can read."""
     check_against(data, _VALIDATOR, what="a stabilitygate report", source=source)
-
-
-def read_report(path: str | os.PathLike[str]) -> Report:
-    """The report at `path`, validated; BadInput (exit 2, one line) for a missing or bad file."""
-    from stabilitygate.errors import BadInput
-    from stabilitygate.report.model import Report
-
-    try:
-        data = read_json_file(path, what="the report", hint=_HINT)
-    except FileNotFoundError as exc:
-        raise BadInput("no such file", path=str(path)) from exc
-    return Report.from_dict(plain(data), source=str(path))

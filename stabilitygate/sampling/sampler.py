@@ -15,11 +15,18 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from stabilitygate.providers.interface import Completion, FatalProviderError, Provider, ProviderError, Request
+from stabilitygate.providers.interface import (
+    Completion,
+    FatalProviderError,
+    Provider,
+    ProviderError,
+    Request,
+    TokenLogprob,
+)
 from stabilitygate.samples import Sample
 from stabilitygate.sampling.progress import Progress
 from stabilitygate.sampling.retry import Backoff
-from stabilitygate.secrets import redact
+from stabilitygate.secrets import Secrets
 from stabilitygate.suite.model import ResolvedCase, Sampling
 
 BUDGET_FACTOR = 3  # default max_requests = 3 x the samples requested
@@ -44,13 +51,13 @@ class _Job:
     request: Request
 
 
-def _jobs(cases: Sequence[ResolvedCase]) -> Iterator[_Job]:
-    """Every (case, index), round-robin by index: c1#0, c2#0, ..., c1#1, c2#1, ..."""
+def _jobs(cases: Sequence[ResolvedCase], start: Mapping[str, int]) -> Iterator[_Job]:
+    """Every (case, index) from the case's start, round-robin by index: c1#0, c2#0, ..., c1#1, c2#1, ..."""
     keys = {case.id: f"{case.definition_hash}:{case.id}" for case in cases}
     messages = {case.id: tuple({"role": m.role, "content": m.content} for m in case.messages) for case in cases}
     for index in range(max((case.samples for case in cases), default=0)):
         for case in cases:
-            if index < case.samples:
+            if start.get(case.id, 0) <= index < case.samples:
                 request = Request(
                     case_id=case.id,
                     index=index,
@@ -69,7 +76,7 @@ class _Run:
     on_sample: Callable[[Sample], None]
     should_stop: Callable[[str, Sequence[Sample]], str | None] | None
     progress: Progress | None
-    secrets: tuple[str, ...]
+    secrets: Secrets
     backoff: Backoff
     max_requests: int
     jobs: Iterator[_Job]
@@ -137,20 +144,21 @@ class _Run:
             attempt += 1
 
     def succeeded(self, job: _Job, completion: Completion, attempts: int, latency_ms: float) -> Sample:
-        logprobs = None
-        if completion.logprobs is not None:
-            logprobs = tuple((t.token, t.logprob, t.runner_up, t.runner_up_logprob) for t in completion.logprobs)
+        """The sample of a completion, every text from the provider redacted: from here on it is stored,
+        measured, embedded and shown, and a model (or a `command`) may well echo a key it was given."""
+        hide = self.secrets.redact
+        usage = {hide(k): v for k, v in completion.usage.items()} if completion.usage is not None else None
         return Sample(
             case=job.case.id,
             index=job.index,
-            text=_valid_unicode(completion.text),
+            text=hide(_valid_unicode(completion.text)),
             latency_ms=round(latency_ms, 1),
-            fingerprint=completion.fingerprint,
-            model=completion.model,
-            usage=dict(completion.usage) if completion.usage is not None else None,
-            finish_reason=completion.finish_reason,
+            fingerprint=_redacted(completion.fingerprint, hide),
+            model=_redacted(completion.model, hide),
+            usage=usage,
+            finish_reason=_redacted(completion.finish_reason, hide),
             attempts=attempts,
-            logprobs=logprobs,
+            logprobs=_redacted_logprobs(completion.logprobs, hide),
         )
 
     def failed(self, job: _Job, error: ProviderError, attempts: int, latency_ms: float, note: str = "") -> Sample:
@@ -158,7 +166,7 @@ class _Run:
             case=job.case.id,
             index=job.index,
             text=None,
-            error=redact(f"{error.kind}: {error}{note}", self.secrets),
+            error=self.secrets.redact(f"{error.kind}: {error}{note}"),
             latency_ms=round(latency_ms, 1),
             attempts=attempts,
         )
@@ -178,7 +186,7 @@ class _Run:
     def halt(self, error: FatalProviderError) -> None:
         """Stop the run: no new jobs, and the other workers' requests are cancelled."""
         if self.fatal_error is None:
-            self.fatal_error = redact(str(error), self.secrets)
+            self.fatal_error = self.secrets.redact(str(error))
         current = asyncio.current_task()
         for task in self.workers:
             if task is not current:
@@ -196,8 +204,12 @@ async def sample_cases(
     secrets: Iterable[str] = (),
     backoff: Backoff | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    start: Mapping[str, int] | None = None,
 ) -> SamplingOutcome:
     """Sample every case `case.samples` times with the provider `providers[case.id]`.
+
+    `start` (a later stage of an adaptive run): samples an earlier call already drew per case; this
+    call draws indices start..samples-1 only.
 
     `should_stop(case_id, samples_so_far)` (consulted when `sampling.early_stop` is on) returns a
     reason to draw no more samples of that case. Cancelling the calling task (Ctrl-C) does not raise:
@@ -208,17 +220,18 @@ async def sample_cases(
     missing = [case.id for case in cases if case.id not in providers]
     if missing:
         raise ValueError(f"no provider for cases {missing}")
-    total = sum(case.samples for case in cases)
+    start = start or {}
+    total = sum(max(case.samples - start.get(case.id, 0), 0) for case in cases)
     run = _Run(
         sampling=sampling,
         providers=providers,
         on_sample=on_sample,
         should_stop=should_stop,
         progress=progress,
-        secrets=tuple(s for s in secrets if s),
+        secrets=Secrets.of(secrets),
         backoff=backoff or Backoff.from_sampling(sampling),
         max_requests=sampling.max_requests or BUDGET_FACTOR * total,
-        jobs=_jobs(cases),
+        jobs=_jobs(cases, start),
         clock=clock,
     )
     started = clock()
@@ -257,6 +270,22 @@ def _raise_worker_error(done: Iterable[asyncio.Task[Any]]) -> None:
         error = None if task.cancelled() else task.exception()
         if error is not None:
             raise error
+
+
+def _redacted(text: str | None, hide: Callable[[str], str]) -> str | None:
+    return None if text is None else hide(text)
+
+
+def _redacted_logprobs(
+    tokens: Sequence[TokenLogprob] | None, hide: Callable[[str], str]
+) -> tuple[tuple[Any, ...], ...] | None:
+    """The compact logprobs, each token redacted; none at all when a secret spans several tokens
+    (no single token holds it, but together they spell it)."""
+    if tokens is None:
+        return None
+    compact = tuple((hide(t.token), t.logprob, _redacted(t.runner_up, hide), t.runner_up_logprob) for t in tokens)
+    joined = "".join(token for token, *_ in compact)
+    return compact if hide(joined) == joined else None
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -11,6 +11,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+from stabilitygate.bounded import MAX_SAMPLES_BYTES, read_bytes_bounded
 from stabilitygate.errors import BadInput
 from stabilitygate.samples import Sample
 
@@ -78,15 +79,14 @@ def read_samples(path: str | os.PathLike[str], *, on_warning: Callable[[str], No
     """The samples of a JSONL file, in file order; BadInput("path:LINE: ...") on any broken line.
 
     A last line without its newline that does not parse is what an interruption leaves behind: it
-    is dropped with a warning instead of failing the whole file.
+    is dropped with a warning instead of failing the whole file. A file over `MAX_SAMPLES_BYTES`
+    is refused before it is read.
     """
     shown = str(path)
     try:
-        data = Path(path).read_bytes()
+        data = read_bytes_bounded(path, limit=MAX_SAMPLES_BYTES, what="the samples file")
     except FileNotFoundError as exc:
         raise BadInput("no such file", path=shown) from exc
-    except OSError as exc:
-        raise BadInput(f"cannot read the samples file: {exc.strerror or exc}", path=shown) from exc
     lines = data.split(b"\n")
     cut_last = not data.endswith(b"\n") and data != b""
     samples: list[Sample] = []

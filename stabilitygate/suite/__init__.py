@@ -1,6 +1,6 @@
-"""The suite file: model, loading with line numbers, and the published JSON Schema."""
+"""The suite file: model and reading with line numbers (resolving its cases: `stabilitygate.cases`)."""
 
-from stabilitygate.suite.load import LoadedSuite, check_environment, load_suite, parse_suite
+from stabilitygate.suite.load import LoadedSuite, ParsedSuite, parse_suite_file, read_suite_text
 from stabilitygate.suite.model import ResolvedCase, Suite
 
-__all__ = ["LoadedSuite", "ResolvedCase", "Suite", "check_environment", "load_suite", "parse_suite"]
+__all__ = ["LoadedSuite", "ParsedSuite", "ResolvedCase", "Suite", "parse_suite_file", "read_suite_text"]

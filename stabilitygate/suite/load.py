@@ -1,33 +1,39 @@
-"""Read a suite file: YAML -> Suite, with every error as one line naming the file and the line."""
+"""Read a suite file: YAML -> Suite, with every error as one line naming the file and the line.
+
+Resolving its cases (each case's provider validated by the model of its type) is the job of
+`stabilitygate.cases`, which knows the provider types; this package knows none.
+"""
 
 from __future__ import annotations
 
 import os
 import re
 from collections.abc import Callable, Mapping
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from stabilitygate.bounded import MAX_SUITE_BYTES, read_bytes_bounded
 from stabilitygate.errors import BadInput
-from stabilitygate.suite.model import DEFAULT_PROVIDER_TYPE, Message, ProviderConfig, ResolvedCase, Suite
-
-if TYPE_CHECKING:
-    from stabilitygate.providers.interface import Provider
+from stabilitygate.suite.model import ResolvedCase, Suite
+from stabilitygate.suite.sizes import check_sizes
 
 Path_ = tuple[str | int, ...]
 _PYDANTIC_TAG = re.compile(r"[a-z][\w-]*\[.*\]|str|int|float|bool|none|dict|list")
 
 
-class LoadedSuite:
-    """A validated suite, the file it came from and the line of each node (for messages, annotations)."""
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity, as one loaded file
+class ParsedSuite:
+    """A suite file validated on its own, the file it came from and the line of each node.
 
-    def __init__(self, suite: Suite, path: str, lines: Mapping[Path_, int]) -> None:
-        self.suite = suite
-        self.path = path
-        self.lines = lines
+    Its cases' providers are not resolved yet: that needs the provider types (`stabilitygate.cases`).
+    """
+
+    suite: Suite
+    path: str
+    lines: Mapping[Path_, int]
 
     def line_of(self, path: Path_) -> int | None:
         """The line of the deepest node on `path` that the file has."""
@@ -37,109 +43,32 @@ class LoadedSuite:
                 return line
         return None
 
+
+@dataclass(frozen=True, eq=False)
+class LoadedSuite(ParsedSuite):
+    """A suite ready to run: every case resolved (`stabilitygate.cases.load_suite` makes one)."""
+
+    cases: tuple[ResolvedCase, ...] = ()
+
     def resolved_cases(self) -> list[ResolvedCase]:
-        return [self._resolve(i) for i in range(len(self.suite.cases))]
-
-    def _resolve(self, i: int) -> ResolvedCase:
-        suite, case = self.suite, self.suite.cases[i]
-        provider = self._provider_of(i)
-        if case.messages is not None:
-            messages = tuple(case.messages)
-        else:
-            system = [Message(role="system", content=case.system)] if case.system is not None else []
-            messages = (*system, Message(role="user", content=case.prompt or ""))
-        return ResolvedCase(
-            id=case.id,
-            line=self.line_of(("cases", i)),
-            messages=messages,
-            provider=provider,
-            thresholds=suite.thresholds.merged(case.thresholds),
-            answer=case.answer,
-            expected=case.expected,
-            samples=case.samples or suite.sampling.samples,
-        )
-
-    def _provider_of(self, i: int) -> ProviderConfig:
-        """Case i's provider: the suite's merged with the case's, validated by the model of its type."""
-        case = self.suite.cases[i]
-        data = ProviderConfig.merged(self.suite.provider, case.provider)
-        data.setdefault("type", DEFAULT_PROVIDER_TYPE)
-        origin = _ProviderOrigin(self.suite.provider, case.provider, i)
-        try:
-            cls = _provider_class(data["type"])
-        except BadInput as exc:
-            where = origin.of(("type",))
-            raise BadInput(f"{_dotted(where)}: {exc}", path=self.path, line=self.line_of(where)) from exc
-        try:
-            config = cls.config_model.model_validate(data)
-        except ValidationError as exc:
-            raise self._provider_error(exc, cls.config_model, origin, case.id, data["type"]) from exc
-        return cls.typed_config(config)
-
-    def _provider_error(
-        self, exc: ValidationError, model: type[BaseModel], origin: _ProviderOrigin, case_id: str, kind: str
-    ) -> BadInput:
-        err = exc.errors(include_url=False)[0]
-        if err["type"] == "missing":
-            key = _dotted(tuple(err["loc"]))
-            where = origin.own_provider or ("provider",)
-            message = f"case {case_id!r}: provider type {kind!r} needs `{key}`"
-            return BadInput(message, path=self.path, line=self.line_of(where))
-        return _to_bad_input(exc, self.lines, self.path, root=model, place=origin.of)
-
-    def secret_env_names(self) -> set[str]:
-        """Names of the variables whose values are secrets: keys (defaults included) and header ${VAR}s."""
-        names: set[str] = set()
-        for case in self.resolved_cases():
-            names |= _provider_class(case.provider.type).secret_env_names(case.provider)
-        return names
+        return list(self.cases)
 
 
-def _provider_class(kind: str | None) -> type[Provider]:
-    # Imported on use: the providers' modules import suite.model, which imports this package.
-    from stabilitygate.providers.registry import provider_class
-
-    return provider_class(kind)
-
-
-class _ProviderOrigin:
-    """Where each key of a case's merged provider mapping was written: the case or the suite."""
-
-    def __init__(self, default: Mapping[str, Any], override: Mapping[str, Any] | None, index: int) -> None:
-        self.default = default
-        self.override = override or {}
-        self.own_provider: Path_ | None = ("cases", index, "provider") if override is not None else None
-        self.replaces_default = ProviderConfig.changes_type(default, override)
-
-    def of(self, loc: Path_) -> Path_:
-        """The file path of the node at `loc` (a location inside the merged mapping)."""
-        if self.own_provider is not None and (self.replaces_default or self._written(self.override, loc)):
-            return (*self.own_provider, *loc)
-        return ("provider", *loc)
-
-    @staticmethod
-    def _written(mapping: Mapping[str, Any], loc: Path_) -> bool:
-        """Whether `mapping` sets the key at loc[0] (for params, the param at loc[1])."""
-        if not loc or loc[0] not in mapping:
-            return False
-        if loc[0] == "params" and len(loc) > 1:
-            params = mapping.get("params")
-            return isinstance(params, Mapping) and loc[1] in params
-        return True
-
-
-def load_suite(path: str | os.PathLike[str]) -> LoadedSuite:
+def read_suite_text(path: str | os.PathLike[str]) -> str:
+    """The suite file's text; BadInput for a missing, unreadable or oversized (`MAX_SUITE_BYTES`) file."""
     shown = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        raw = read_bytes_bounded(path, limit=MAX_SUITE_BYTES, what="the suite")
     except FileNotFoundError as exc:
         raise BadInput("no such file", path=shown) from exc
-    except (OSError, UnicodeDecodeError) as exc:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise BadInput(f"cannot read the suite: {exc}", path=shown) from exc
-    return parse_suite(text, shown)
 
 
-def parse_suite(text: str, shown: str) -> LoadedSuite:
+def parse_suite_file(text: str, shown: str) -> ParsedSuite:
+    """The suite in `text` (from the file `shown`), checked as far as the file alone can be."""
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
@@ -160,14 +89,14 @@ def parse_suite(text: str, shown: str) -> LoadedSuite:
     try:
         suite = Suite.model_validate(data)
     except ValidationError as exc:
-        raise _to_bad_input(exc, lines, shown) from exc
-    loaded = LoadedSuite(suite, shown, lines)
-    loaded.resolved_cases()  # provider requirements are checked once everything is merged
-    _check_canaries(loaded)
-    return loaded
+        raise to_bad_input(exc, lines, shown) from exc
+    parsed = ParsedSuite(suite, shown, lines)
+    _check_canaries(parsed)
+    check_sizes(parsed.suite, parsed.line_of, parsed.path)
+    return parsed
 
 
-def _check_canaries(loaded: LoadedSuite) -> None:
+def _check_canaries(loaded: ParsedSuite) -> None:
     """`sampling.canaries` picks among the suite's cases: more than there are is a mistake."""
     canaries, count = loaded.suite.sampling.canaries, len(loaded.suite.cases)
     if canaries > count:
@@ -176,24 +105,6 @@ def _check_canaries(loaded: LoadedSuite) -> None:
             path=loaded.path,
             line=loaded.line_of(("sampling", "canaries")),
         )
-
-
-def check_environment(loaded: LoadedSuite, environ: Mapping[str, str] | None = None) -> None:
-    """Run-time checks the file alone cannot decide: the variable of every provider's key is set."""
-    env = os.environ if environ is None else environ
-    for i, case in enumerate(loaded.resolved_cases()):
-        cls = _provider_class(case.provider.type)
-        name = cls.key_env(case.provider)
-        if name and not env.get(name):
-            own = loaded.suite.cases[i].provider
-            at = ("cases", i, "provider") if own and ("api_key_env" in own or "type" in own) else ("provider",)
-            named = "api_key_env" in (own or {}) or "api_key_env" in loaded.suite.provider
-            why = "named by api_key_env" if named else f"holding the {case.provider.type} API key"
-            raise BadInput(
-                f"case {case.id!r}: the variable {name} {why} is not set",
-                path=loaded.path,
-                line=loaded.line_of((*at, "api_key_env")),
-            )
 
 
 def _index_lines(node: yaml.Node | None, path: Path_, lines: dict[Path_, int], shown: str) -> None:
@@ -231,7 +142,7 @@ def _check_duplicate_ids(data: dict[str, Any], lines: Mapping[Path_, int], shown
             first[cid] = i
 
 
-def _to_bad_input(
+def to_bad_input(
     exc: ValidationError,
     lines: Mapping[Path_, int],
     shown: str,
@@ -254,11 +165,11 @@ def _to_bad_input(
     inner = loc  # the location inside `root`
     if place is not None:
         loc = place(loc)
-    where = _dotted(loc)
+    where = dotted(loc)
     if err["type"] == "extra_forbidden" and loc:
         parent = _model_at(inner[:-1], root)
         allowed = ", ".join(sorted(_field_names(parent))) if parent else ""
-        message = f"unknown key {loc[-1]!r}" + (f" at {_dotted(loc[:-1])}" if loc[:-1] else "")
+        message = f"unknown key {loc[-1]!r}" + (f" at {dotted(loc[:-1])}" if loc[:-1] else "")
         if allowed:
             message += f" (expected one of: {allowed})"
     elif err["type"] == "missing":
@@ -276,7 +187,7 @@ def _to_bad_input(
     return BadInput(message, path=shown, line=line)
 
 
-def _dotted(loc: Path_) -> str:
+def dotted(loc: Path_) -> str:
     out = ""
     for part in loc:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))

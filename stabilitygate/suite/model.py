@@ -83,8 +83,17 @@ def _without_nulls(mapping: Mapping[str, Any]) -> dict[str, Any]:
 
 
 #: A provider as the file writes it. The suite's is complete, a case's may set any part of it; each
-#: case's merged mapping is validated by the config model of its type (see `suite.load`).
+#: case's merged mapping is validated by the config model of its type (see `stabilitygate.cases`).
 ProviderMapping = Annotated[dict[str, Any], Field(description="Where completions come from (keys depend on type)")]
+
+
+class Equivalence(Strict):
+    """How two completions are judged to mean the same; without it, by cosine (docs/design.md §5)."""
+
+    judge: ProviderMapping = Field(
+        description="A provider block (as `provider:`): the model asked whether one completion entails the "
+        "other, in both orders; one meaning when each does"
+    )
 
 
 class Sampling(Strict):
@@ -95,6 +104,19 @@ class Sampling(Strict):
     max_retry_wait_s: float = Field(60.0, gt=0, le=3600, description="Longest single backoff or Retry-After")
     max_requests: int | None = Field(
         None, ge=1, description="Cap on requests for the whole run, retries included (default 3 x N x cases)"
+    )
+    baseline_samples: int | None = Field(
+        None,
+        ge=2,
+        le=100_000,
+        description="Samples per case that --update-baseline draws (default 5 x samples: a baseline is paid once)",
+    )
+    max_samples: int | None = Field(
+        None,
+        ge=2,
+        le=100_000,
+        description="Most samples per case when the first `samples` leave its tests inconclusive "
+        "(default: samples, no second stage; 2 x samples is the design docs/design.md measures)",
     )
     early_stop: bool = Field(True, description="Stop sampling a case once it has certainly failed")
     canaries: int = Field(
@@ -202,13 +224,17 @@ class Case(Strict):
         "text answer (or none) {contains: TEXT} or {regex: PATTERN}",
     )
     samples: int | None = Field(None, ge=2, le=100_000, description="Overrides sampling.samples")
+    baseline_samples: int | None = Field(None, ge=2, le=100_000, description="Overrides sampling.baseline_samples")
+    max_samples: int | None = Field(None, ge=2, le=100_000, description="Overrides sampling.max_samples")
     thresholds: Thresholds | None = None
     provider: ProviderMapping | None = None
+    equivalence: Equivalence | None = Field(None, description="Replaces the suite's `equivalence` for this case")
 
     @field_validator("expected")
     @classmethod
     def _expected_fits_the_parser(cls, value: Any, info: ValidationInfo) -> Any:
-        check_expected(info.data.get("answer"), value)
+        answer = info.data.get("answer")
+        check_expected(answer.kind if isinstance(answer, AnswerSpec) else None, value)
         return value
 
     @model_validator(mode="after")
@@ -228,6 +254,9 @@ class Suite(Strict):
     embedding: Embedding = Embedding()
     thresholds: Thresholds = Thresholds()
     regression: Regression = Regression()
+    equivalence: Equivalence | None = Field(
+        None, description="Cluster completions by an entailment judge instead of cosine"
+    )
     cases: list[Case] = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -254,6 +283,13 @@ class ResolvedCase(BaseModel):
     answer: AnswerSpec | None
     expected: Any
     samples: int
+    # Set in the suite (the case's, else sampling's); None: a multiple of `samples` (suite.sizes).
+    baseline_samples: int | None = None
+    max_samples: int | None = None
+    # The entailment judge of `equivalence:` (the config model of its type); None: clusters by cosine.
+    # Left out of the definition hash, like the clustering bar: it changes how answers are read, not
+    # the question put to the model.
+    judge: SerializeAsAny[ProviderConfig] | None = None
 
     @property
     def definition_hash(self) -> str:

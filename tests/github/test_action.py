@@ -371,5 +371,5 @@ def test_entrypoint_turns_a_crash_into_one_error_line(tmp_path: Path) -> None:
     assert "Traceback" not in done.stdout + done.stderr
     assert done.stdout == (
         "::error title=llm-stability-gate::internal error: RuntimeError: broken install:%0Asecond line "
-        "(set STABILITYGATE_DEBUG=1 for the traceback)\n"
+        "(STABILITYGATE_DEBUG=1 shows the traceback)\n"
     )

@@ -16,6 +16,7 @@ from tests.report.test_markdown import assert_inert
 from tests.support.github_server import FakeGitHub
 from tests.support.openai_server import ScriptedOpenAI
 
+MEASURED_RUN = 4242  # the fork-safe run whose artifact the comment is rendered from
 HOSTILE = "@octocat look [here](https://evil.example) <img src=x onerror=alert(1)> ::error::owned"
 
 
@@ -38,14 +39,23 @@ def fork_report(runner: Runner, github: FakeGitHub) -> Path:
         run = runner.run({"comment": "false"})
     assert run.code == 1, run.log
     assert github.requests == []
-    artifact = runner.tmp / "artifact" / "report.json"
+    artifact = runner.workspace / "measured" / "report.json"  # where the comment workflow downloads it
     artifact.parent.mkdir()
     artifact.write_bytes((runner.workspace / ".stabilitygate" / "report.json").read_bytes())
     return artifact
 
 
+def without_note(body: str) -> str:
+    """The comment less its provenance note (the one link the gate itself writes), to check the rest is inert."""
+    lines = body.splitlines(keepends=True)
+    end = lines.index("\n", 1)
+    assert all(line.startswith(">") for line in lines[1:end])
+    return lines[0] + "".join(lines[end + 1 :])
+
+
 def workflow_run_event(runner: Runner) -> dict[str, str]:
-    return runner.event("workflow_run", {"workflow_run": {"event": "pull_request", "pull_requests": []}})
+    payload = {"workflow_run": {"id": MEASURED_RUN, "event": "pull_request", "pull_requests": []}}
+    return runner.event("workflow_run", payload)
 
 
 def test_comment_from_renders_the_report_with_the_gates_own_escaping(runner: Runner, github: FakeGitHub) -> None:
@@ -56,9 +66,27 @@ def test_comment_from_renders_the_report_with_the_gates_own_escaping(runner: Run
     body = comment["body"]
     assert body.startswith("<!-- stabilitygate:e2e -->") and run.summary == body
     # The fork's text is shown inert, as GitHub renders it: in a code fence, no link, no mention, no HTML.
-    page = assert_inert(body)
+    page = assert_inert(without_note(body))
     assert HOSTILE in "".join(page.code) and "@octocat" not in "".join(page.prose)
     assert run.commands("error") == []  # and nothing ran as a workflow command
+    # It says whose figures these are, and links that run, right under the marker.
+    note = body.splitlines()[1:4]
+    assert note[0] == "> [!NOTE]" and "reported by [its own run](" in note[1]
+    assert f"](https://github.com/acme/widgets/actions/runs/{MEASURED_RUN})" in note[1]
+    assert "can change them" in note[1]
+
+
+def test_a_forged_pass_is_posted_as_the_runs_claim(runner: Runner, github: FakeGitHub) -> None:
+    artifact = fork_report(runner, github)
+    data = json.loads(artifact.read_text())
+    data.update(verdict="pass", exit_code=0)
+    for case in data["cases"]:
+        case.update(verdict="pass", reasons=[])
+    artifact.write_text(json.dumps(data))
+    run = runner.run({"comment-from": "measured/report.json", "pr-number": str(PR)}, workflow_run_event(runner))
+    assert run.code == 0, run.log
+    body = github.comments(PR)[0]["body"]
+    assert "✅" in body and body.index("not measured here") < body.index("✅")
 
 
 def test_a_report_the_fork_wrote_by_hand_is_rendered_not_posted(runner: Runner, github: FakeGitHub) -> None:
@@ -70,7 +98,7 @@ def test_a_report_the_fork_wrote_by_hand_is_rendered_not_posted(runner: Runner, 
     run = runner.run({"comment-from": str(artifact), "pr-number": str(PR)}, workflow_run_event(runner))
     body = github.comments(PR)[0]["body"]
     assert run.code == 1
-    page = assert_inert(body)
+    page = assert_inert(without_note(body))
     assert "@someone" not in "".join(page.prose) and "evil.example" not in str(page.tags)
     marker = body.splitlines()[0]
     assert marker.startswith("<!-- stabilitygate:") and marker.count("-->") == 1  # the name cannot close it early
@@ -87,7 +115,7 @@ def test_a_report_the_fork_wrote_by_hand_is_rendered_not_posted(runner: Runner, 
 def test_a_bad_comment_source_is_exit_2_and_posts_nothing(
     runner: Runner, github: FakeGitHub, content: str, words: str
 ) -> None:
-    artifact = runner.tmp / "report.json"
+    artifact = runner.workspace / "report.json"
     artifact.write_text(content)
     run = runner.run({"comment-from": str(artifact), "pr-number": str(PR)}, workflow_run_event(runner))
     assert run.code == 2, run.log

@@ -22,18 +22,19 @@ WOBBLY = "Name one primary colour."
 CAPITAL = "What is the capital of France? One word."
 LETTER = "Pick A or B."
 SHARDS = ("1/3", "2/3", "3/3")
-# Cases sorted by (-samples, id) and dealt to the least loaded shard: capital, letter, steady, wobbly.
-SHARD_CASES = {"1/3": {"capital", "wobbly"}, "2/3": {"letter"}, "3/3": {"steady"}}
+# Cases sorted by (-samples, id) and dealt to the least loaded shard: capital (8), letter, steady, wobbly.
+SHARD_CASES = {"1/3": {"capital"}, "2/3": {"letter", "wobbly"}, "3/3": {"steady"}}
 MARKER = "<!-- stabilitygate:sharded -->"
 
 
 @pytest.fixture
 def model() -> Iterator[ScriptedOpenAI]:
-    # Served in a cycle per prompt: the baseline's 4 capital samples say Paris, the next 4 say Lyon.
+    # Served in a cycle per prompt: the baseline's 8 capital samples say Paris, the next 8 say Lyon
+    # (a whole flip of 8 is significant for the answer change's permutation guard; one of 4 is not).
     script = {
         STEADY: [("4", 1)],
         WOBBLY: [("Red", 1), ("Blue", 1)],
-        CAPITAL: [("Paris", 4), ("Lyon", 4)],
+        CAPITAL: [("Paris", 8), ("Lyon", 8)],
         LETTER: [("A", 1), ("(A)", 1)],
     }
     with ScriptedOpenAI(script, api_key=API_KEY) as server:
@@ -72,6 +73,7 @@ cases:
     thresholds: {{max_unique: 1}}
   - id: capital
     prompt: "{CAPITAL}"
+    samples: 8
     answer: {{text: {{normalize: [strip, lower]}}}}
   - id: letter
     prompt: "{LETTER}"
@@ -165,7 +167,7 @@ def test_three_shards_then_a_merge_gate_and_comment_like_one_run(
         assert run.summary.startswith(f"> **Shard {shard}** of the suite")
         assert run.commands("error") == [] and run.commands("warning") == []  # the merge annotates
     assert read_json(shard_dir(workspace, "1/3") / "report.json")["exit_code"] == 1  # yet the job passed
-    assert shards[0].outputs["failed-cases"] == "wobbly,capital"
+    assert shards[0].outputs["failed-cases"] == "capital"
 
     pattern = upload_like_the_workflow(workspace)
     merged = runner.run({"merge": pattern}, None)

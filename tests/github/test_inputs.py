@@ -79,7 +79,8 @@ def test_samples_must_be_a_whole_number_of_at_least_two(value: str) -> None:
 
 def test_fail_on_choices() -> None:
     assert read_inputs({"INPUT_FAIL-ON": "fail"}).fail_on == "fail"
-    with pytest.raises(BadInput, match="regression, fail, never"):
+    assert read_inputs({"INPUT_FAIL-ON": "warn"}).fail_on == "warn"
+    with pytest.raises(BadInput, match="regression, fail, warn, never"):
         read_inputs({"INPUT_FAIL-ON": "sometimes"})
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from stabilitygate.judge.baseline import BaselineCase
 from stabilitygate.judge.compare import Modal
-from stabilitygate.judge.conclusion import conclude
+from stabilitygate.judge.conclusion import HolmValues, conclude
 from stabilitygate.suite.model import Regression
 from tests.judge.comparison_cases import case, compare, entry, run
 
@@ -14,7 +14,7 @@ def test_numeric_json_answer_is_not_a_change() -> None:
     before = entry([('{"n": 3}', 10)], [(3, 10)])
     c = compare(case(True), now, before)
     assert c.modal.changed is False and c.modal.differs is False
-    assert conclude(c, None, Regression(), cluster_cosine=0.95, family=1).regressed is False
+    assert conclude(c, Regression(), holm=HolmValues(), family=1).regressed is False
 
 
 def test_majority_means_more_than_half() -> None:
@@ -44,5 +44,5 @@ def test_baseline_without_the_current_metric_is_not_compared() -> None:
     before = BaselineCase(**{**before.__dict__, "primary": None, "metrics": {}})
     c = compare(case(False), run([("x", 10)], []), before)
     assert c.agreement.test is None and c.p_value is None
-    reasons = conclude(c, None, Regression(), cluster_cosine=0.95, family=0).reasons
+    reasons = conclude(c, Regression(), holm=HolmValues(), family=0).reasons
     assert reasons[0] == "mode share 10/10: the baseline has no value to compare with"

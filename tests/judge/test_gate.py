@@ -53,5 +53,12 @@ def test_unknown_fail_on_is_bad_input() -> None:
 
 
 def test_counts() -> None:
-    counts = verdict_counts(verdicts("pass", "pass", "fail", "regressed", "new", "error"))
-    assert counts == {"cases": 6, "passed": 2, "failed": 1, "regressed": 1, "new": 1, "errors": 1}
+    counts = verdict_counts(verdicts("pass", "pass", "fail", "regressed", "warn", "new", "error"))
+    assert counts == {"cases": 7, "passed": 2, "failed": 1, "regressed": 1, "warned": 1, "new": 1, "errors": 1}
+
+
+@pytest.mark.parametrize(("fail_on", "code"), [("regression", 0), ("fail", 0), ("warn", 1), ("never", 0)])
+def test_a_warning_fails_the_gate_only_with_fail_on_warn(fail_on: str, code: int) -> None:
+    assert exit_code(verdicts("pass", "warn", "new"), fail_on, could_not_measure=False) == code
+    assert run_verdict(verdicts("pass", "warn"), fatal=False) == "pass"
+    assert exit_code(verdicts("regressed"), "warn", could_not_measure=False) == 1

@@ -85,53 +85,68 @@ STABLE = ["A"] * 10
 def test_regressed_with_p_before_and_after_holm() -> None:
     v = one(measured("c", ["A"] * 6 + ["B"] * 4), before=measured("c", STABLE))
     assert v.verdict == "regressed"
+    # One Holm family over every rule: the drop test and the answer change's guard.
     assert v.reasons[0] == (
-        "agreement 6/10 against 10/10 in the baseline: a drop of 0.40, p = 0.021 after Holm (0.021 before)"
+        "agreement 6/10 against 10/10 in the baseline: a drop of 0.40, p = 0.042 after Holm (0.021 before)"
     )
     b = v.baseline
     assert b is not None
     assert (b["baseline_k"], b["baseline_n"], b["k"], b["n"]) == (10, 10, 6, 10)
-    assert b["p_value"] == pytest.approx(P_6_OF_10, abs=1e-6) and b["p_holm"] == b["p_value"]
-    assert b["drop"] == pytest.approx(0.4) and b["dropped"] is True and b["holm_family"] == 1
+    assert b["p_value"] == pytest.approx(P_6_OF_10, abs=1e-6) and b["p_holm"] == pytest.approx(2 * P_6_OF_10, abs=1e-6)
+    assert b["drop"] == pytest.approx(0.4) and b["dropped"] is True and b["holm_family"] == 2
     assert b["metrics"]["parsed_agreement"] == 1.0
     assert b["deltas"] == {"unique_completions": 1, "agreement": pytest.approx(-0.4), "cosine_min": None}
     assert b["answer_changed"] is False and b["fingerprints_changed"] is False
 
 
-def test_holm_over_two_cases_doubles_the_smallest_p() -> None:
-    cases = [case("a"), case("b")]
-    baseline = record(cases, [measured("a", STABLE), measured("b", STABLE)])
-    now = [measured("a", ["A"] * 6 + ["B"] * 4), measured("b", STABLE)]
-    a, b = judge_cases(cases, now, baseline, REGRESSION)
-    assert a.verdict == "regressed" and b.verdict == "pass"
-    assert "p = 0.042 after Holm (0.021 before)" in a.reasons[0]
-    assert a.baseline is not None and a.baseline["p_holm"] == pytest.approx(2 * P_6_OF_10, abs=1e-6)
-
-
-def test_holm_over_three_cases_is_not_significant() -> None:
+def test_cases_that_held_one_answer_in_both_runs_do_not_dilute_holm() -> None:
     cases = [case("a"), case("b"), case("c")]
     baseline = record(cases, [measured(x.id, STABLE) for x in cases])
     now = [measured("a", ["A"] * 6 + ["B"] * 4), measured("b", STABLE), measured("c", STABLE)]
-    verdicts = judge_cases(cases, now, baseline, REGRESSION)
-    assert [v.verdict for v in verdicts] == ["pass", "pass", "pass"]
-    assert verdicts[0].reasons[0] == (
-        "agreement 6/10 against 10/10 in the baseline: a drop of 0.40, not significant (p = 0.063 after Holm)"
+    a, b, c = judge_cases(cases, now, baseline, REGRESSION)
+    # b and c answered 'A' 20 times out of 20: their tests cannot reject, so the family is a's two tests.
+    assert (a.verdict, b.verdict, c.verdict) == ("regressed", "pass", "pass")
+    assert "p = 0.042 after Holm (0.021 before)" in a.reasons[0]
+    assert a.baseline is not None and a.baseline["holm_family"] == 2
+
+
+def test_holm_over_every_rule_of_two_cases() -> None:
+    cases = [case("a"), case("b")]
+    baseline = record(cases, [measured("a", STABLE), measured("b", STABLE)])
+    now = [measured("a", ["A"] * 6 + ["B"] * 4), measured("b", ["A"] * 9 + ["B"])]
+    a, b = judge_cases(cases, now, baseline, REGRESSION)
+    # Four tests (a drop test and an answer guard per case): a's drop is significant alone but not
+    # after Holm, so it warns; b's one sample is noise.
+    assert a.verdict == "warn" and b.verdict == "pass"
+    assert a.reasons[0] == (
+        "agreement 6/10 against 10/10 in the baseline: a drop of 0.40, not significant (p = 0.084 after Holm), "
+        "p = 0.021 before: a warning, not a failure"
     )
+    assert a.baseline is not None and a.baseline["p_holm"] == pytest.approx(4 * P_6_OF_10, abs=1e-6)
+    assert a.baseline["holm_family"] == 4 and a.baseline["warned"] is True
 
 
 def test_noise_passes_with_the_numbers() -> None:
+    v = one(measured("c", ["A"] * 19 + ["B"]), before=measured("c", ["A"] * 20))
+    assert v.verdict == "pass"
+    assert v.reasons[0].startswith(
+        "agreement 19/20 against 20/20 in the baseline: a drop of 0.05, not significant (p ="
+    )
+    assert v.reasons[1] == "measured: 2 unique completions in 20 samples, agreement 19/20"
+
+
+def test_a_drop_of_min_drop_that_is_noise_even_alone_passes() -> None:
     v = one(measured("c", ["A"] * 9 + ["B"]), before=measured("c", STABLE))
     assert v.verdict == "pass"
     assert v.reasons[0] == (
-        "agreement 9/10 against 10/10 in the baseline: a drop of 0.10, not significant (p = 0.41 after Holm)"
+        "agreement 9/10 against 10/10 in the baseline: a drop of 0.10, not significant (p = 0.82 after Holm)"
     )
-    assert v.reasons[1] == "measured: 2 unique completions in 10 samples, agreement 9/10"
 
 
 def test_a_significant_drop_smaller_than_min_drop_passes() -> None:
     v = one(measured("c", ["A"] * 6 + ["B"] * 4), before=measured("c", STABLE), regression=Regression(min_drop=0.5))
     assert v.verdict == "pass"
-    assert "a drop of 0.40, significant (p = 0.021 after Holm) but smaller than min_drop 0.50" in v.reasons[0]
+    assert "a drop of 0.40, significant (p = 0.042 after Holm) but smaller than min_drop 0.50" in v.reasons[0]
 
 
 def test_no_drop_and_a_rise() -> None:
@@ -143,15 +158,18 @@ def test_no_drop_and_a_rise() -> None:
 def test_answer_flip_is_a_regression() -> None:
     v = one(measured("c", ["B"] * 10), before=measured("c", STABLE))
     assert v.verdict == "regressed"
-    assert v.reasons[0] == "answer changed: 'B' (10/10) where the baseline had 'A' (10/10), p < 0.001 after Holm"
+    assert v.reasons[0] == (
+        "answer changed: 'B' (10/10) where the baseline had 'A' (10/10): "
+        "the baseline's answer is significantly rarer now, p < 0.001 after Holm"
+    )
     assert v.baseline is not None and v.baseline["answer_changed"] is True
     assert v.baseline["answer_p_holm"] < 0.001
 
 
-def test_a_narrow_majority_flipping_by_chance_is_reported_not_failed() -> None:
+def test_a_narrow_majority_flipping_by_chance_is_a_warning_not_a_failure() -> None:
     # 6/10 'A' then 6/10 'B': each a majority, but 'A' at 4/10 is not significantly rarer than 6/10.
     v = one(measured("c", ["B"] * 6 + ["A"] * 4), before=measured("c", ["A"] * 6 + ["B"] * 4))
-    assert v.verdict == "pass"
+    assert v.verdict == "warn"
     assert v.baseline is not None and v.baseline["answer_changed"] is True and v.baseline["answer_p_holm"] > 0.05
     assert any("not significantly rarer" in r and "'B' (6/10)" in r for r in v.reasons)
 
@@ -174,7 +192,8 @@ def test_modal_completion_change_without_parser() -> None:
     v = one(measured("c", ["Paris."] * 10), before=measured("c", ["It is Paris."] * 10), c=c)
     assert v.verdict == "regressed"
     assert v.reasons[0] == (
-        "completion changed: 'Paris.' (10/10) where the baseline had 'It is Paris.' (10/10), p < 0.001 after Holm"
+        "completion changed: 'Paris.' (10/10) where the baseline had 'It is Paris.' (10/10): "
+        "the baseline's completion is significantly rarer now, p < 0.001 after Holm"
     )
     assert v.baseline is not None and v.baseline["metric"] == "mode_share"
 
@@ -186,7 +205,10 @@ def test_semantic_drift() -> None:
     now = measured("c", ["The capital is Lyon."] * 10, semantic=1.0)
     v = one(now, before=before, c=c, regression=no_flip, similarity=lambda a, b: 0.62)
     assert v.verdict == "regressed"
-    assert v.reasons[0] == "the most common completion moved in meaning: cosine 0.620 to the baseline's, below 0.95"
+    assert v.reasons[0] == (
+        "the most common completion moved in meaning (cosine 0.620 to the baseline's): "
+        "the baseline's meaning is significantly rarer now, p < 0.001 after Holm"
+    )
     assert v.baseline is not None and v.baseline["semantic_drift"] is True and v.baseline["modal_cosine"] == 0.62
     assert v.baseline["metric"] == "semantic_agreement"
     close = one(now, before=before, c=c, regression=no_flip, similarity=lambda a, b: 0.97)
@@ -261,9 +283,9 @@ def test_error_cases_are_not_in_the_holm_family_but_failing_ones_are() -> None:
     drop = ["A"] * 6 + ["B"] * 4
     now = [measured("a", drop), measured("b", ["A"], errors=9), measured("f", drop)]
     a, b, f = judge_cases(cases, now, baseline, REGRESSION)
-    assert (a.verdict, b.verdict, f.verdict) == ("regressed", "error", "fail")
-    assert a.baseline is not None and a.baseline["holm_family"] == 2
-    assert a.baseline["p_holm"] == pytest.approx(2 * P_6_OF_10, abs=1e-6)
+    assert (a.verdict, b.verdict, f.verdict) == ("warn", "error", "fail")
+    assert a.baseline is not None and a.baseline["holm_family"] == 4  # a's and f's drop and answer tests
+    assert a.baseline["p_holm"] == pytest.approx(4 * P_6_OF_10, abs=1e-6)
 
 
 def test_baseline_recorded_with_semantics_compared_without() -> None:
@@ -289,3 +311,13 @@ def test_every_verdict_has_reasons_with_numbers() -> None:
     for v in verdicts:
         assert v.reasons and all(r.strip() for r in v.reasons)
         assert any(re.search(r"\d+/\d+|\d+ of \d+", r) for r in v.reasons), v
+
+
+def test_a_reworded_free_text_majority_is_judged_by_its_meaning() -> None:
+    c = case("c", parser=False)
+    before = measured("c", ["Paris is the capital of France."] * 8 + ["x", "y"], semantic=0.8)
+    now = measured("c", ["Paris is the capital city of France."] * 8 + ["x", "y"], semantic=0.8)
+    v = one(now, before=before, c=c, similarity=lambda a, b: 0.983 if "Paris" in a and "Paris" in b else 0.1)
+    assert v.verdict == "pass"
+    assert any("judged by its meaning, not its wording" in r for r in v.reasons)
+    assert v.baseline is not None and v.baseline["answer_p_value"] is None and v.baseline["answer_changed"] is False

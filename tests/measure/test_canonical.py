@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from stabilitygate.measure.canonical import NoAnswer, canonical_json, canonical_number
+from stabilitygate.measure.canonical import NoAnswer, canonical_fraction, canonical_json, canonical_number
 from stabilitygate.measure.parsers import parse_answer
 from stabilitygate.suite.model import AnswerSpec
 
@@ -70,3 +71,36 @@ def test_non_finite_numbers_are_no_answer(written: Decimal | float) -> None:
 def test_every_spelling_of_nineteen_is_the_int_19(text: str) -> None:
     result = value(spec(number=True), text)
     assert result == 19 and type(result) is int
+
+
+@pytest.mark.parametrize(
+    ("exact", "canonical"),
+    [
+        (Fraction(8, 4), 2),
+        (Fraction(3, 4), 0.75),
+        (Fraction(-1, 8), -0.125),
+        (Fraction(2, 3), "2/3"),
+        (Fraction(-4, 6), "-2/3"),
+        (Fraction(10**15), 1e15),
+        (Fraction(0), 0),
+    ],
+)
+def test_canonical_fraction_is_a_decimal_number_when_it_has_one_else_its_text(
+    exact: Fraction, canonical: float | str
+) -> None:
+    result = canonical_fraction(exact)
+    assert result == canonical and type(result) is type(canonical)
+
+
+@given(st.decimals(allow_nan=False, allow_infinity=False, places=6, min_value=-(10**9), max_value=10**9))
+def test_a_terminating_fraction_is_the_number_its_decimal_is(written: Decimal) -> None:
+    assert canonical_fraction(Fraction(written)) == canonical_number(written)
+    assert type(canonical_fraction(Fraction(written))) is type(canonical_number(written))
+
+
+def test_fractions_out_of_range_are_no_answer() -> None:
+    with pytest.raises(NoAnswer, match="out of range"):
+        canonical_fraction(Fraction(10**400))
+    with pytest.raises(NoAnswer, match="out of range"):
+        canonical_fraction(Fraction(1, 3**10_000))
+    assert canonical_fraction(Fraction(-1, 10**400)) == 0.0 and str(canonical_fraction(Fraction(-1, 10**400))) == "0.0"

@@ -64,6 +64,13 @@ def test_every_metric_on_a_hand_computed_case(make_case: Callable[..., Any], mak
         "prompt_tokens": None,
         "completion_tokens": None,
         "length_cut": 0,
+        # Where the 0.95 bar cut: QUEENS-SHORT (10 degrees) inside, SHORT-NYC (30 degrees) across.
+        "cluster_cosine_min_within": round(c10, 6),
+        "cluster_cosine_max_across": round(c30, 6),
+    }
+    assert m.diagnostics["cluster_pairs"] == {
+        "least_similar_within": {"cosine": round(c10, 6), "texts": [QUEENS, SHORT]},
+        "most_similar_across": {"cosine": round(c30, 6), "texts": [SHORT, NYC]},
     }
     assert m.completions == [{"text": QUEENS, "count": 7}, {"text": SHORT, "count": 2}, {"text": NYC, "count": 1}]
     assert m.answers == [{"answer": "Queens", "count": 9}, {"answer": "New York City", "count": 1}]
@@ -87,6 +94,9 @@ def test_all_identical(make_case: Callable[..., Any], make_samples: Any, embedde
         "semantic_agreement": 1.0,
         "semantic_entropy": 0.0,
         "length_cut": 0,
+        # One distinct text: no pair inside a cluster, no second cluster.
+        "cluster_cosine_min_within": None,
+        "cluster_cosine_max_across": None,
     }
     assert m.diagnostics == {}
     assert m.notes == []

@@ -89,7 +89,7 @@ def test_a_missing_export_is_one_clear_cannot_measure(tmp_path: Path, monkeypatc
         Embedder(cache_dir="")
     message = str(caught.value)
     assert message.startswith(f"the ONNX export of all-MiniLM-L6-v2 at {tmp_path / 'all-MiniLM-L6-v2'} is missing:")
-    assert "run scripts/setup.sh" in message and "\n" not in message
+    assert "or unset it to use the installed model" in message and "\n" not in message
 
 
 def test_a_corrupt_manifest_or_tokenizer_is_refused_when_the_embedder_is_made(
@@ -140,13 +140,13 @@ def test_start_loading_returns_while_the_model_loads_in_another_thread(
 def test_errors_of_the_loading_thread_surface_in_embed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     export = copied_export(tmp_path)
     monkeypatch.setenv(MODEL_DIR_ENV, str(export.parent))
-    data = export / "model.onnx.data"
+    data = export / "model.safetensors"
     blob = bytearray(data.read_bytes())
     blob[len(blob) // 2] ^= 0xFF  # one flipped byte in the weights
     data.write_bytes(bytes(blob))
     embedder = Embedder(cache_dir="")
     embedder.start_loading()
-    with pytest.raises(CannotMeasure, match=r"model.onnx.data does not match its recorded sha256") as caught:
+    with pytest.raises(CannotMeasure, match=r"model.safetensors does not match its recorded sha256") as caught:
         embedder.embed([QUEENS])
     assert isinstance(caught.value.__cause__, CannotMeasure)  # the worker's own error, chained
     with pytest.raises(CannotMeasure, match="does not match"):
@@ -375,11 +375,11 @@ def test_a_run_naming_a_model_that_is_not_there_exits_2_naming_it(tmp_path: Path
 @pytest.mark.slow
 def test_a_run_with_a_corrupt_export_exits_3_and_reports_no_numbers(tmp_path: Path) -> None:
     export = copied_export(tmp_path)
-    data = export / "model.onnx.data"
+    data = export / "model.safetensors"
     data.write_bytes(data.read_bytes()[:-4096])  # truncated
     done = run_gate(tmp_path, {"enabled": True}, {MODEL_DIR_ENV: str(export.parent)})
     assert done.returncode == 3, done.stderr
-    assert "model.onnx.data does not match its recorded sha256" in done.stderr
+    assert "model.safetensors does not match its recorded sha256" in done.stderr
     assert "Traceback" not in done.stderr
 
 

@@ -141,7 +141,7 @@ def test_number_forms_read_as_one_canonical_value(text: str, number: float) -> N
         ("12 + 7 = 19.", 19),
         ("First 12, then 7 more: 19 in all", 19),
         ("In 2023, 19 people came", 19),
-        ("19 people came in 2023.", 2023),  # a trailing year is the last number: ask for "Answer: N"
+        ("19 people came in 2023.", 19),  # a year closing the clause is a date, not the answer
         ("The primes are 2,3,5", 5),
         ("1,5", 5),  # not a decimal comma: the list 1, 5
         ("1,000", 1000),
@@ -166,7 +166,7 @@ def test_without_an_answer_phrase_the_last_number_wins(text: str, number: int) -
         ("Answer: **$19** for 3 items", 19),
         ("The answer is approximately 3.14, or 22/7", 3.14),
         ("The answer would be: 42 of the 50", 42),
-        ("the answer is nineteen, not 18", 18),  # no number after the phrase: not an explicit answer
+        ("the answer is nineteen, not 18", 19),  # number words after the phrase are read
         ("The answers: 1, 2, 3", 3),  # "answers" is not the phrase
     ],
 )
@@ -265,6 +265,12 @@ def test_schema_valid_is_false_when_nothing_parsed_and_none_without_schema() -> 
         ({"number": True}, 19.0, "12 + 7 = 19."),
         ({"number": True}, "19", "#### 19.00"),
         ({"number": True}, "1,234.5", "1234.50"),
+        ({"number": True}, "3/4", "0.75"),
+        ({"number": True}, 0.75, "The answer is \\frac{3}{4}"),
+        ({"number": True}, "0.75", "She ate 3/4 of it."),
+        ({"number": True}, "2/3", "He drank 4/6 of the bottle."),
+        ({"number": True}, "3 1/4", "3.25 miles"),
+        ({"number": True}, "2 500 000", "2,500,000"),
         ({"choice": ["A", "B", "C"]}, "b", "The answer is (B)"),
         ({"choice": ["A", "B", "C"]}, "(c)", "C"),
         ({"choice": ["yes", "no"]}, "YES", "yes"),
@@ -276,6 +282,22 @@ def test_schema_valid_is_false_when_nothing_parsed_and_none_without_schema() -> 
 def test_expected_is_normalised_like_the_parsed_answer(answer: dict[str, Any], expected: Any, text: str) -> None:
     answer_spec = spec(**answer)
     assert normalize_expected(answer_spec, expected) == value(answer_spec, text)
+
+
+def test_an_exact_fraction_is_not_its_rounding() -> None:
+    number = spec(number=True)
+    assert value(number, "He drank 2/3 of it") == "2/3"
+    assert normalize_expected(number, 0.67) != "2/3"
+    assert normalize_expected(number, "0.67") != "2/3"
+    # The value is JSON's, so a schema sees a string where the fraction is not a decimal.
+    assert parse_answer(spec(number=True, schema={"type": "number"}), "2/3").schema_valid is False
+
+
+def test_a_number_answer_reads_with_the_rules_of_the_number_reader() -> None:
+    assert parse_answer(spec(number=True), "The answer is 4 + 6 = 10.") == ParsedAnswer(ok=True, value=10)
+    assert parse_answer(spec(number=True), "It could be 8 or 9.") == ParsedAnswer(
+        ok=False, error="no committed answer: 8 or 9"
+    )
 
 
 def test_expected_that_cannot_match_stays_distinct() -> None:

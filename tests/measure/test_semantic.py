@@ -10,7 +10,16 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from stabilitygate.measure import semantic
-from stabilitygate.measure.semantic import PairStats, cluster_sizes, pairwise_stats, semantic_entropy
+from stabilitygate.measure.semantic import (
+    ClusterEdges,
+    CosinePair,
+    PairStats,
+    cluster_edges,
+    cluster_labels,
+    cluster_sizes,
+    pairwise_stats,
+    semantic_entropy,
+)
 
 
 def unit(angle_degrees: float) -> list[float]:
@@ -111,3 +120,67 @@ def test_entropy_in_nats() -> None:
     assert semantic_entropy([1, 1, 1, 1]) == pytest.approx(math.log(4))
     assert semantic_entropy([8, 2]) == pytest.approx(-(0.8 * math.log(0.8) + 0.2 * math.log(0.2)))
     assert semantic_entropy([]) == 0.0
+
+
+def brute_force_edges(vectors: np.ndarray, labels: list[int]) -> tuple[float | None, float | None]:
+    """The least similar pair inside a cluster and the most similar across, by looping over every pair."""
+    rows = [v / np.linalg.norm(v) for v in vectors]
+    within, across = [], []
+    for i, j in itertools.combinations(range(len(rows)), 2):
+        cos = round(float(np.clip(np.dot(rows[i], rows[j]), -1, 1)), 6)
+        (within if labels[i] == labels[j] else across).append(cos)
+    return (min(within) if within else None), (max(across) if across else None)
+
+
+def test_cluster_edges_by_hand() -> None:
+    # 0 and 10 degrees cluster at 0.95; 30 degrees opens its own cluster, 10-30 is the closest pair across.
+    vectors = np.array([unit(0), unit(10), unit(30)])
+    labels = cluster_labels(vectors, [5, 3, 2], 0.95)
+    assert labels == [0, 0, 1]
+    edges = cluster_edges(vectors, labels)
+    assert edges.least_within == CosinePair(round(math.cos(math.radians(10)), 6), 0, 1)
+    assert edges.most_across == CosinePair(round(math.cos(math.radians(20)), 6), 1, 2)
+
+
+def test_cluster_edges_are_none_where_no_such_pair_exists() -> None:
+    alone = cluster_edges(np.array([unit(0), unit(90)]), [0, 1])
+    assert alone.least_within is None
+    assert alone.most_across is not None and alone.most_across.cosine == 0.0
+    together = cluster_edges(np.array([unit(0), unit(1)]), [0, 0])
+    assert together.most_across is None
+    assert cluster_edges(np.array([unit(0)]), [0]) == ClusterEdges(None, None)
+
+
+def test_a_member_may_sit_below_the_bar_from_another_member() -> None:
+    # Both join the leader at 0 degrees (cos 17 = 0.956), but they are 34 degrees (0.829) apart:
+    # the least similar pair inside the cluster shows what the bar let through.
+    vectors = np.array([unit(0), unit(17), unit(-17)])
+    labels = cluster_labels(vectors, [3, 1, 1], 0.95)
+    assert labels == [0, 0, 0]
+    edges = cluster_edges(vectors, labels)
+    assert edges.least_within == CosinePair(round(math.cos(math.radians(34)), 6), 1, 2)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    arrays(np.float64, st.tuples(st.integers(1, 9), st.just(3)), elements=st.floats(-1, 1)).filter(
+        lambda a: bool((np.linalg.norm(a, axis=1) > 1e-3).all())
+    ),
+    st.floats(0.0, 1.0),
+)
+def test_cluster_edges_equal_the_explicit_pair_loop(vectors: np.ndarray, threshold: float) -> None:
+    labels = cluster_labels(vectors, [1] * len(vectors), threshold)
+    edges = cluster_edges(vectors, labels)
+    within, across = brute_force_edges(vectors, labels)
+    assert (edges.least_within.cosine if edges.least_within else None) == within
+    assert (edges.most_across.cosine if edges.most_across else None) == across
+    assert cluster_sizes(vectors, [1] * len(vectors), threshold) == [labels.count(k) for k in range(max(labels) + 1)]
+
+
+def test_cluster_edges_in_blocks_give_the_same_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(3)
+    vectors = rng.normal(size=(40, 4))
+    labels = cluster_labels(vectors, [1] * 40, 0.5)
+    whole = cluster_edges(vectors, labels)
+    monkeypatch.setattr(semantic, "_BLOCK_ELEMENTS", 7)
+    assert cluster_edges(vectors, labels) == whole

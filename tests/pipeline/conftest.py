@@ -18,7 +18,15 @@ def write_suite(directory: Path, base_url: str, cases: list[dict[str, Any]], **t
         "version": 1,
         "name": top.pop("name", "e2e"),
         "provider": {"type": "openai", "model": "scripted", "base_url": base_url, "params": {"temperature": 0}},
-        "sampling": {"samples": 10, "concurrency": 4, "timeout_s": 10, "retries": 3, "max_retry_wait_s": 0.2},
+        # A baseline of 10 as well (the default would be 5 x samples): the tests read "x/10 against y/10".
+        "sampling": {
+            "samples": 10,
+            "baseline_samples": 10,
+            "concurrency": 4,
+            "timeout_s": 10,
+            "retries": 3,
+            "max_retry_wait_s": 0.2,
+        },
         "embedding": {"enabled": False},
         "cases": cases,
         **top,

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 import yaml
 
+from stabilitygate.cases import load_suite
 from stabilitygate.cli import main
 from stabilitygate.errors import BadInput
 from stabilitygate.judge.baseline import read_baseline
 from stabilitygate.pipeline.changed import pick_canaries, select_changed
-from stabilitygate.suite.load import load_suite
 from tests.pipeline.conftest import RunCli, write_suite
 from tests.support.openai_server import ScriptedOpenAI
 
@@ -27,7 +27,8 @@ def twenty_cases(changed: str | None = None) -> list[dict[str, Any]]:
 
 
 def suite_with(tmp_path: Path, server: ScriptedOpenAI, cases: list[dict[str, Any]], **sampling: Any) -> Path:
-    return write_suite(tmp_path, server.base_url, cases, sampling={"samples": N, "concurrency": 4, **sampling})
+    sizes = {"samples": N, "baseline_samples": N, "concurrency": 4}
+    return write_suite(tmp_path, server.base_url, cases, sampling={**sizes, **sampling})
 
 
 def record(tmp_path: Path, run_cli: RunCli, server: ScriptedOpenAI, **sampling: Any) -> Path:

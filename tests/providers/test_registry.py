@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from stabilitygate.cases import parse_suite, secret_env_names
 from stabilitygate.errors import BadInput
 from stabilitygate.providers.interface import Request
 from stabilitygate.providers.registry import (
@@ -24,7 +25,6 @@ from stabilitygate.providers.registry import (
     provider_types,
 )
 from stabilitygate.secrets import collect_secrets
-from stabilitygate.suite import parse_suite
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -104,7 +104,9 @@ def test_a_plugin_validates_merges_and_samples_like_a_built_in(plugin: Path) -> 
     request = Request("a", 0, ({"role": "user", "content": "abc"},), None, {}, "k")
     assert asyncio.run(provider.complete(request)).text == "cba"
     assert fingerprint_note("echo") is not None
-    secrets = collect_secrets([first, second], {"ECHO_API_KEY": "echo-default-key", "MY_ECHO_KEY": "mine-12345678"})
+    secrets = collect_secrets(
+        secret_env_names([first, second]), {"ECHO_API_KEY": "echo-default-key", "MY_ECHO_KEY": "mine-12345678"}
+    )
     assert secrets.values == {"echo-default-key", "mine-12345678"}
 
 

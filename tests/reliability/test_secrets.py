@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import base64
+import json
+import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
@@ -11,7 +14,8 @@ import pytest
 
 from stabilitygate.cli import main
 from tests.pipeline.conftest import write_suite
-from tests.reliability.conftest import Row
+from tests.reliability.conftest import ROOT, Row
+from tests.support.app_server import AnswerApp, key_spellings
 from tests.support.openai_server import Fault, ScriptedOpenAI
 
 KEY = "sk-test-SECRET-0123456789abcdef"
@@ -123,3 +127,90 @@ def test_key_never_in_a_successful_runs_files_or_baseline(
     assert code == 0
     assert (tmp_path / "suite.baseline.json").exists()
     assert_clean(everything)
+
+
+# A key in which every spelling differs from the others: `/`, `"`, a space and `+` are escaped by
+# URL encoding, `"` by JSON, and base64 (alone or in Basic credentials) hides all of it.
+ECHO_KEY = 'sk-echo/"LEAKED" key+0123456789abcdef'
+ECHO_SCRIPT = (
+    "import os; from tests.support.app_server import key_spellings as k; print(' | '.join(k(os.environ['ECHO_KEY'])))"
+)
+
+
+def echo_suite(directory: Path, app: AnswerApp) -> Path:
+    """Two cases whose providers put their key into every completion: a `command` and an `http` one."""
+    command = {"type": "command", "command": [sys.executable, "-c", ECHO_SCRIPT], "api_key_env": "ECHO_KEY"}
+    http = {
+        "type": "http",
+        "url": app.url("/v1/echo-key"),
+        "api_key_env": "ECHO_KEY",
+        "headers": {"Authorization": "Bearer ${api_key}"},
+        "completion_pointer": "/data/answer",
+    }
+    cases = [{"id": "by-command", "prompt": "q", "provider": command}, {"id": "by-http", "prompt": "q"}]
+    return write_suite(directory, app.base_url, cases, provider=http, sampling={"samples": 2, "concurrency": 2})
+
+
+def assert_no_spelling(path: Path) -> None:
+    text = path.read_text()
+    for spelling in key_spellings(ECHO_KEY):
+        assert spelling not in text, f"{path.name} holds the key as {spelling!r}"
+
+
+def test_keys_echoed_in_completions_are_redacted_in_every_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("ECHO_KEY", ECHO_KEY)
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))  # the command imports key_spellings from tests.support
+    outputs = {flag: tmp_path / name for flag, name in OUTPUT_FLAGS.items()}
+    with AnswerApp(token=ECHO_KEY) as app:
+        suite = echo_suite(tmp_path, app)
+        code = main(["run", str(suite), "--no-progress", "--update-baseline", *flags_for(outputs)])
+        assert app.requests and all(r.headers["authorization"] == f"Bearer {ECHO_KEY}" for r in app.requests)
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    samples = [json.loads(line) for line in outputs["--samples-out"].read_text().splitlines()]
+    assert {s["case"] for s in samples} == {"by-command", "by-http"}
+    assert all(s["text"].count("***") == len(key_spellings(ECHO_KEY)) for s in samples)  # each spelling, replaced
+    for path in [*outputs.values(), tmp_path / "suite.baseline.json"]:
+        assert_no_spelling(path)
+    for spelling in key_spellings(ECHO_KEY):
+        assert spelling not in captured.out + captured.err
+
+
+def test_keys_echoed_in_completions_stay_out_of_the_actions_files_and_summary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from stabilitygate.github import action
+
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    monkeypatch.chdir(tmp_path)  # the Action moves into its working directory; this undoes it
+    summary = tmp_path / "summary.md"
+    with AnswerApp(token=ECHO_KEY) as app:
+        echo_suite(tmp_path, app)
+        environ = {
+            **os.environ,
+            "ECHO_KEY": ECHO_KEY,
+            "GITHUB_WORKSPACE": str(tmp_path),
+            "GITHUB_STEP_SUMMARY": str(summary),
+            "INPUT_SUITE": "suite.yml",
+            "INPUT_COMMENT": "false",
+        }
+        code = action.main(environ)
+    log = capsys.readouterr().out
+    assert code == 0, log
+    written = [p for p in (tmp_path / ".stabilitygate").glob("*") if p.is_file()]
+    assert {p.name for p in written} >= {"report.json", "report.md", "junit.xml", "samples.jsonl"}
+    assert "***" in summary.read_text()
+    for path in [*written, summary]:
+        assert_no_spelling(path)
+    unmasked = [line for line in log.splitlines() if not line.startswith("::add-mask::")]
+    for spelling in key_spellings(ECHO_KEY):
+        assert all(spelling not in line for line in unmasked)
+
+
+OUTPUT_FLAGS = {"--samples-out": "s.jsonl", "--report-json": "r.json", "--markdown": "r.md", "--junit": "j.xml"}
+
+
+def flags_for(outputs: dict[str, Path]) -> list[str]:
+    return [part for flag, path in outputs.items() for part in (flag, str(path))]

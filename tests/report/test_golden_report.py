@@ -104,7 +104,7 @@ def test_reports_are_byte_identical_to_the_golden_ones(tmp_path: Path, monkeypat
 
 def test_the_golden_report_reads_back_into_the_same_bytes() -> None:
     from stabilitygate.report.json_report import dump_report
-    from stabilitygate.report.schema import read_report
+    from stabilitygate.report.read import read_report
 
     for name in ("recorded", "now"):
         path = GOLDEN / f"{name}.report.json"

@@ -64,7 +64,8 @@ def rcase(
 
 
 def report_dict(cases: list[dict[str, Any]], name: str = "demo", verdict: str = "fail") -> dict[str, Any]:
-    counts = {v: sum(1 for c in cases if c["verdict"] == v) for v in ("pass", "fail", "regressed", "new", "error")}
+    verdicts = ("pass", "fail", "regressed", "warn", "new", "error")
+    counts = {v: sum(1 for c in cases if c["verdict"] == v) for v in verdicts}
     return {
         "schema_version": 1,
         "tool": {"name": "llm-stability-gate", "version": "0.1.0"},
@@ -76,6 +77,7 @@ def report_dict(cases: list[dict[str, Any]], name: str = "demo", verdict: str = 
             "passed": counts["pass"],
             "failed": counts["fail"],
             "regressed": counts["regressed"],
+            "warned": counts["warn"],
             "new": counts["new"],
             "errors": counts["error"],
             "tar_raw": 0.5,
@@ -153,7 +155,9 @@ def test_shape() -> None:
     lines = text.splitlines()
     assert lines[0] == "<!-- stabilitygate:demo -->" == comment_marker("demo")
     assert lines[1] == "## ❌ LLM stability: fail · demo"
-    assert "**3 cases**: 1 passed, 0 failed, 1 regressed, 1 new, 0 errors · TARr@10 0.50 · TARa@10 0.75" in text
+    assert (
+        "**3 cases**: 1 passed, 0 failed, 1 regressed, 0 warned, 1 new, 0 errors · TARr@10 0.50 · TARa@10 0.75" in text
+    )
     assert "accuracy best 0.90 / worst 0.60" in text and "12,345 prompt + 678 completion tokens" in text
     assert "| steady | 1 | 10/10 | 0.912 | ✅ pass | 10/10 → 10/10 |" in text
     assert "| shaky | 2 | 6/10 | 0.912 | 📉 regressed | 10/10 → 6/10, p=0.042; fingerprint changed |" in text
@@ -232,7 +236,16 @@ def test_small_budget_drops_details_before_rows() -> None:
 @pytest.mark.parametrize("verdict", ["pass", "error"])
 def test_header_per_run_verdict(verdict: str) -> None:
     text = render_markdown(report([rcase("a", "pass", [("A", 10)])], verdict=verdict))
-    assert text.splitlines()[1].startswith("## ✅" if verdict == "pass" else "## ⚠️")
+    assert text.splitlines()[1].startswith("## ✅" if verdict == "pass" else "## 🛑")
+
+
+def test_a_warned_case_shows_its_warning_in_the_header_row_and_details() -> None:
+    warned = rcase("w", "warn", [("A", 6), ("B", 4)])
+    text = render_markdown(report([warned, rcase("p", "pass", [("A", 10)])], verdict="pass"))
+    assert text.splitlines()[1].startswith("## ⚠️ LLM stability: pass")
+    assert "| w |" in text and "⚠️ warn" in text
+    assert "1 warned" in text
+    assert "<details>" in text and "w" in text.split("<details>", 1)[1]
 
 
 def test_from_a_real_judgement() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from stabilitygate.report.model import BaselineFacts, EmbeddingFacts, RunFacts, SamplingFacts, Summary
 
-COUNTS = {"cases": 3, "passed": 1, "failed": 1, "regressed": 0, "new": 1, "errors": 0}
+COUNTS = {"cases": 3, "passed": 1, "failed": 1, "regressed": 0, "warned": 0, "new": 1, "errors": 0}
 
 
 def sampling(**changes: object) -> SamplingFacts:
@@ -40,3 +40,8 @@ def test_merged_sampling_facts_add_up_the_shards() -> None:
     assert (merged.requests, merged.retries, merged.fatal_error) == (15, 1, "HTTP 401")
     assert set(merged.early_stopped) == {"a", "b", "c"} and merged.shard is None and merged.samples_file is None
     assert merged.could_not_measure and list(merged.to_json()["early_stopped"]) == ["a", "b", "c"]
+
+
+def test_a_report_of_an_older_version_without_warned_reads_as_none_warned() -> None:
+    older = {k: v for k, v in COUNTS.items() if k != "warned"}
+    assert Summary.from_json(older).warned == 0

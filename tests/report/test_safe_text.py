@@ -77,6 +77,15 @@ def test_mentions_and_issue_references_cannot_ping() -> None:
     assert "#12" not in html.unescape(render(inline("fixes #12")))
 
 
+@pytest.mark.parametrize("reference", ["GH-123", "gh-7", "Gh-42"])
+def test_gh_references_cannot_link_like_issue_numbers(reference: str) -> None:
+    prefix, number = reference.split("-")
+    assert no_pings(f"see {reference}.") == f"see {prefix}-{ZWJ}{number}."
+    assert reference not in html.unescape(render(inline(f"fixes {reference}")))
+    assert reference not in html_text(f"fixes {reference}")
+    assert no_pings("HIGH-5 and GH-x stay as they are") == "HIGH-5 and GH-x stay as they are"
+
+
 def test_clean_removes_controls_and_bidi_overrides() -> None:
     assert clean("a\x00b\x1b[31mc\r\nd\re\u202eevil\ud800") == "ab[31mc\nd\ne\ufffdevil\ufffd"
     assert clean("tab\tkept\n") == "tab\tkept\n"

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from stabilitygate.providers.interface import Completion, Provider, ProviderError, Request
+from stabilitygate.providers.interface import Completion, Provider, ProviderError, Request, TokenLogprob
 from stabilitygate.providers.openai import OpenAIConfig, OpenAIProvider
 from stabilitygate.samples import Sample
 from stabilitygate.sampling.progress import Progress
@@ -280,7 +280,7 @@ class Scripted(Provider):
             result = await result
         if isinstance(result, BaseException):
             raise result
-        return Completion(text=result)
+        return result if isinstance(result, Completion) else Completion(text=result)
 
 
 def _logic_run(provider: Provider, spec: Sequence[tuple[str, int]], sampling: Sampling, **kw: Any) -> SamplingOutcome:
@@ -314,6 +314,29 @@ def test_a_provider_bug_fails_the_sample_visibly_with_secrets_redacted() -> None
     outcome = _logic_run(provider, [("a", 2)], Sampling(samples=2), secrets=[KEY])
     assert len(outcome.samples) == 2 and len(provider.requests) == 2  # not retried
     assert all(s.error == "internal: KeyError: 'choices for ***'" for s in outcome.samples)
+
+
+def test_every_text_a_provider_returns_is_redacted_before_it_becomes_a_sample() -> None:
+    leaky = Completion(
+        text=f"the key is {KEY}",
+        model=f"model-{KEY}",
+        fingerprint=f"fp_{KEY}",
+        usage={"prompt_tokens": 3},
+        finish_reason=f"stop {KEY}",
+        logprobs=(TokenLogprob("the key", -0.1, runner_up=KEY, runner_up_logprob=-2.0), TokenLogprob(KEY, -0.2)),
+    )
+    outcome = _logic_run(Scripted(lambda request: leaky), [("a", 2)], Sampling(samples=2), secrets=[KEY])
+    for sample in outcome.samples:
+        assert (sample.text, sample.model, sample.fingerprint) == ("the key is ***", "model-***", "fp_***")
+        assert sample.finish_reason == "stop ***" and sample.usage == {"prompt_tokens": 3}
+        assert sample.logprobs == (("the key", -0.1, "***", -2.0), ("***", -0.2, None, None))
+
+
+def test_logprobs_that_spell_a_key_across_tokens_are_dropped() -> None:
+    pieces = (TokenLogprob("key: ", -0.1), TokenLogprob(KEY[:8], -0.1), TokenLogprob(KEY[8:], -0.1))
+    split = Completion(text=f"key: {KEY}", logprobs=pieces)
+    outcome = _logic_run(Scripted(lambda request: split), [("a", 2)], Sampling(samples=2), secrets=[KEY])
+    assert all(s.text == "key: ***" and s.logprobs is None for s in outcome.samples)
 
 
 def test_retryable_errors_become_the_sample_error_after_the_last_retry() -> None:

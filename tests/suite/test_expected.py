@@ -12,11 +12,11 @@ import jsonschema
 import pytest
 import yaml
 
+from stabilitygate.cases import load_suite, parse_suite
 from stabilitygate.errors import BadInput
-from stabilitygate.suite import load_suite, parse_suite
 from stabilitygate.suite.expected import ContainsExpected, RegexExpected, expected_matcher
 from stabilitygate.suite.model import Suite
-from stabilitygate.suite.schema import render_schema
+from stabilitygate.suite_schema import render_schema
 
 HEAD = """\
 version: 1

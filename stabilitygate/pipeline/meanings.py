@@ -1,0 +1,246 @@
+"""The entailment judges' part of a run, after sampling and before measuring (docs/design.md §5).
+
+Each judged case drives the clustering of `measure/meaning.py` with its judge (`judge_session.py`
+gets each judgment: recorded, cached or asked), the cases concurrently. When the baseline has the
+case, the pairs the meaning-drift rule will need are asked as well (`drift_steps`: the baseline's
+top completions and the current ones grouped as `judge/compare.py` groups them), so the verdicts
+need no question of their own; one they need all the same is asked then, one at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import defaultdict
+from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+from stabilitygate.equivalence import judge_identity
+from stabilitygate.judge.baseline import Baseline, BaselineCase
+from stabilitygate.measure.agreement import ranked
+from stabilitygate.measure.case import distinct_texts
+from stabilitygate.measure.entailment import Judgment, PairKey, judge_key
+from stabilitygate.measure.judgment_cache import JudgmentCache
+from stabilitygate.measure.meaning import JudgmentLookup, Pair, cluster_steps, drive, same_meaning_steps
+from stabilitygate.pipeline.judge_session import JudgeFailed, JudgeSession
+from stabilitygate.samples import Sample
+from stabilitygate.sampling.judgments_file import judgments_path, read_judgments, start_judgments_file
+from stabilitygate.suite.model import ResolvedCase, Sampling
+
+T = TypeVar("T")
+log = logging.getLogger("stabilitygate")
+SameMeaning = Callable[[str, str], bool]
+
+
+@dataclass(frozen=True)
+class JudgeCost:
+    """What one case's meanings rest on: judgments (= requests a run with an empty cache makes) and tokens."""
+
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    unreadable: tuple[tuple[str, int], ...] = ()  # replies that named no label, and how often
+
+    @classmethod
+    def of(cls, used: Iterable[Judgment]) -> JudgeCost:
+        judgments = list(used)
+        replies: dict[str, int] = defaultdict(int)
+        for judgment in judgments:
+            if judgment.label is None:
+                replies[judgment.reply] += 1
+        return cls(
+            calls=len(judgments),
+            prompt_tokens=sum(j.usage.get("prompt_tokens", 0) for j in judgments),
+            completion_tokens=sum(j.usage.get("completion_tokens", 0) for j in judgments),
+            unreadable=tuple(sorted(replies.items(), key=lambda kv: (-kv[1], kv[0]))),
+        )
+
+
+@dataclass
+class Meanings:
+    """The judged cases of a run: their judge keys, what each case's numbers used, which failed."""
+
+    session: JudgeSession
+    cases: dict[str, ResolvedCase] = field(default_factory=dict)
+    keys: dict[str, str] = field(default_factory=dict)  # case id -> judge key
+    costs: dict[str, JudgeCost] = field(default_factory=dict)
+    failed: dict[str, str] = field(default_factory=dict)  # case id -> why its judge could not answer
+    used: set[PairKey] = field(default_factory=set)
+
+    def lookup(self, case_id: str) -> JudgmentLookup | None:
+        """The judgments `measure_case` clusters the case with; a pair not judged yet is asked then."""
+        key = self.keys.get(case_id)
+        if key is None:
+            return None
+        return JudgmentLookup(
+            key, self.session.judgments, self.session.failures, ask=lambda p: self._ask_now(case_id, p)
+        )
+
+    def same_meaning_by_case(self) -> dict[str, SameMeaning]:
+        """For the drift rule: each judged case's "do these two mean the same" by its judge."""
+        return {case_id: self._same_meaning(case_id) for case_id in self.keys}
+
+    def _same_meaning(self, case_id: str) -> SameMeaning:
+        def entails(pair: Pair) -> bool:
+            judgment = self._ask_now(case_id, pair)
+            return judgment is not None and judgment.entails  # a failure makes the case an error anyway
+
+        return lambda a, b: drive(same_meaning_steps(a, b), entails)
+
+    def _ask_now(self, case_id: str, pair: Pair) -> Judgment | None:
+        """A judgment made already, else asked now, alone (a pair the judging stage did not foresee)."""
+        case, pair_key = self.cases[case_id], PairKey.of(self.keys[case_id], *pair)
+        known = self.session.judgment(pair_key)
+        if known is not None:
+            return known
+        try:
+            return asyncio.run(_closing(self.session, self.session.ask(case, pair_key, pair)))
+        except JudgeFailed as exc:
+            self.failed.setdefault(case_id, str(exc))
+            return None
+
+    @property
+    def from_record(self) -> int:
+        return len(self.used & self.session.recorded)
+
+
+async def _closing(session: JudgeSession, work: Awaitable[T]) -> T:
+    try:
+        return await work
+    finally:
+        await session.close()
+
+
+def case_judge_key(case: ResolvedCase) -> str:
+    assert case.judge is not None
+    return judge_key(judge_identity(case.judge), [m.model_dump() for m in case.messages])
+
+
+def drift_steps(modal_before: str | None, before: Sequence[str], now: Sequence[str]) -> Generator[Pair, bool, None]:
+    """The pairs the meaning-drift rule asks (`judge/compare.py`): the two modal completions, then the
+    baseline's rows and the current ones grouped, each joining the first group whose first member
+    means the same."""
+    if modal_before is not None and now:
+        yield from same_meaning_steps(now[0], modal_before)
+    leaders: list[str] = []
+    for value in [*before, *now]:
+        for leader in leaders:
+            if (yield from same_meaning_steps(value, leader)):
+                break
+        else:
+            leaders.append(value)
+
+
+async def _drive(steps: Generator[Pair, bool, T], entails: Callable[[Pair], Awaitable[bool]]) -> T:
+    """`measure.meaning.drive`, answering each pair with an awaited question."""
+    try:
+        pair = next(steps)
+        while True:
+            pair = steps.send(await entails(pair))
+    except StopIteration as stop:
+        value: T = stop.value
+        return value
+
+
+async def _judge_case(
+    meanings: Meanings, case: ResolvedCase, counts: Mapping[str, int], entry: BaselineCase | None
+) -> None:
+    key = meanings.keys[case.id]
+    used: dict[PairKey, Judgment] = {}
+
+    async def entails(pair: Pair) -> bool:
+        pair_key = PairKey.of(key, *pair)
+        judgment = await meanings.session.ask(case, pair_key, pair)
+        used[pair_key] = judgment
+        return judgment.entails
+
+    try:
+        await _drive(cluster_steps(counts), entails)
+        if entry is not None and case.answer is None and entry.completions:
+            now = [text for text, _ in ranked(counts)]
+            before = [str(r["text"]) for r in entry.completions]
+            await _drive(drift_steps(entry.modal_completion, before, now), entails)
+    except JudgeFailed as exc:
+        meanings.failed[case.id] = str(exc)
+    meanings.costs[case.id] = JudgeCost.of(used.values())
+    meanings.used |= set(used)
+
+
+def judge_meanings(
+    cases: Sequence[ResolvedCase],
+    samples: Iterable[Sample],
+    session: JudgeSession,
+    *,
+    baseline: Baseline | None = None,
+) -> Meanings:
+    """The judgments every case with a judge needs, asked concurrently; failures stay in `failed`."""
+    meanings = Meanings(session)
+    judged = [case for case in cases if case.judge is not None]
+    by_case: dict[str, list[Sample]] = defaultdict(list)
+    for sample in samples:
+        by_case[sample.case].append(sample)
+    work = []
+    for case in judged:
+        meanings.cases[case.id], meanings.keys[case.id] = case, case_judge_key(case)
+        counts = distinct_texts(by_case.get(case.id, []))
+        if counts:
+            work.append(_judge_case(meanings, case, counts, _entry(baseline, case)))
+
+    async def judge_all() -> None:
+        await asyncio.gather(*work)
+
+    if work:
+        try:
+            asyncio.run(_closing(session, judge_all()))
+        except KeyboardInterrupt:  # Ctrl-C while judging: what was judged is kept (and recorded)
+            log.warning("interrupted while asking the entailment judge")
+            session.fatal = "the run was interrupted"  # and nothing more is asked
+            for case in judged:
+                if case.id not in meanings.costs:
+                    meanings.failed[case.id] = "the run was interrupted while the judge was being asked"
+    return meanings
+
+
+def _entry(baseline: Baseline | None, case: ResolvedCase) -> BaselineCase | None:
+    entry = baseline.cases.get(case.id) if baseline is not None else None
+    return entry if entry is not None and entry.hash == case.definition_hash else None
+
+
+def meanings_of(
+    cases: Sequence[ResolvedCase],
+    samples: Iterable[Sample],
+    *,
+    settings: Sampling,
+    environ: Mapping[str, str],
+    secrets: Sequence[str] = (),
+    baseline: Baseline | None = None,
+    cache_dir: str | None = None,
+    samples_out: Path | None = None,
+    recorded: Mapping[PairKey, Judgment] | None = None,
+) -> Meanings | None:
+    """`judge_meanings` with the run's cache and its judgments file beside `samples_out`; None without judges."""
+    if not any(case.judge is not None for case in cases):
+        return None
+    record_to = judgments_path(samples_out) if samples_out is not None else None
+    if record_to is not None:
+        start_judgments_file(record_to)
+    session = JudgeSession(
+        settings, environ, tuple(s for s in secrets if s), JudgmentCache.at(cache_dir), record_to,
+        judgments=dict(recorded or {}), recorded=frozenset(recorded or {}),
+    )  # fmt: skip
+    meanings = judge_meanings(cases, samples, session, baseline=baseline)
+    log.info(
+        "entailment judge: %d judgments used, %d from the judgments file, %d from the cache, %d requests sent",
+        len(meanings.used), meanings.from_record, session.from_cache, session.requests,
+    )  # fmt: skip
+    return meanings
+
+
+def recorded_judgments(samples_files: Iterable[Path]) -> dict[PairKey, Judgment]:
+    """The judgments recorded beside these samples files (none for a file without them)."""
+    found: dict[PairKey, Judgment] = {}
+    for path in samples_files:
+        found.update(read_judgments(judgments_path(path)))
+    return found

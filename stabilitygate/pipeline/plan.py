@@ -1,0 +1,163 @@
+"""`stabilitygate plan`: what a run will cost and what it can see, before anything is spent.
+
+Per case: the requests the run makes (the first stage, and the most a second stage adds), the
+tokens they should take (from the baseline's token counts per sample, where it has them) and the
+smallest drop in primary agreement the case catches with 80% power at its level in the run's
+family, computed exactly (judge/power.py; docs/design.md §6, "Power").
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from stabilitygate.judge.baseline import Baseline, BaselineCase, read_baseline
+from stabilitygate.judge.discrete import first_level
+from stabilitygate.judge.power import TARGET_POWER, detectable_drop
+from stabilitygate.judge.stages import StageDesign
+from stabilitygate.judge.stats import drop_test
+from stabilitygate.pipeline.options import default_baseline_path
+from stabilitygate.suite.load import LoadedSuite
+from stabilitygate.suite.model import ResolvedCase
+from stabilitygate.suite.sizes import baseline_size, max_size
+
+#: Without a baseline the detectable drop is shown for a baseline agreeing this often.
+ASSUMED_AGREEMENT = 0.95
+
+
+@dataclass(frozen=True)
+class CasePlan:
+    id: str
+    requests: int  # samples the run draws first
+    most_requests: int  # with a second stage
+    tokens_per_sample: float | None  # prompt + completion tokens, from the baseline
+    baseline_k: int
+    baseline_n: int
+    assumed: bool  # baseline_k / baseline_n is ASSUMED_AGREEMENT, not a recorded baseline
+    detectable_drop: float | None  # None: no drop is caught that often
+
+    @property
+    def tokens(self) -> float | None:
+        return None if self.tokens_per_sample is None else self.tokens_per_sample * self.requests
+
+
+@dataclass(frozen=True)
+class Plan:
+    cases: tuple[CasePlan, ...]
+    alpha: float
+    level: float  # the family's first-step level: what a case with the run's smallest p is held to
+    family: int  # significance tests in the family
+    update_baseline: bool
+
+    def lines(self) -> list[str]:
+        """The plan as the command prints it."""
+        what = "recording a baseline" if self.update_baseline else "a pull-request run"
+        head = f"{'case':<24} {'requests':>16} {'tokens (est.)':>14} {'baseline':>10} {'detectable drop':>16}"
+        rows = [_row(c) for c in self.cases]
+        first = sum(c.requests for c in self.cases)
+        most = sum(c.most_requests for c in self.cases)
+        known = [c.tokens for c in self.cases if c.tokens is not None]
+        tokens = f", about {sum(known):,.0f} tokens" if known else ""
+        total = f"{first} requests" + (f" (at most {most})" if most > first else "") + tokens
+        return [
+            f"plan for {what}: {len(self.cases)} cases, {total}",
+            head,
+            *rows,
+            f"detectable drop: the smallest fall in primary agreement a pull request catches with "
+            f"{TARGET_POWER:.0%} power, at level {self.level:.4g} (alpha {self.alpha:g} over {self.family} tests)",
+            f"*: a baseline still to be recorded, at the recorded agreement (else an assumed {ASSUMED_AGREEMENT:.0%})",
+        ]
+
+
+def plan_suite(
+    suite: str | os.PathLike[str],
+    *,
+    baseline: str | os.PathLike[str] | None = None,
+    update_baseline: bool = False,
+    samples: int | None = None,
+) -> Plan:
+    """The library's `plan`: load the suite and its baseline (default: SUITE with .baseline.json), spend nothing."""
+    from stabilitygate.cases import load_suite
+
+    loaded = load_suite(suite)
+    path = Path(baseline) if baseline is not None else default_baseline_path(Path(loaded.path))
+    return plan_run(loaded, read_baseline(path), update_baseline=update_baseline, samples=samples)
+
+
+def plan_run(
+    loaded: LoadedSuite,
+    baseline: Baseline | None,
+    *,
+    update_baseline: bool = False,
+    samples: int | None = None,
+) -> Plan:
+    """What `run` (or `run --update-baseline`) on this suite will draw and can detect."""
+    regression = loaded.suite.regression
+    cases = loaded.resolved_cases()
+    if samples is not None and not update_baseline:
+        cases = [c.model_copy(update={"samples": samples}) for c in cases]
+    entries = [_entry(baseline, c) for c in cases]
+    counts = [_baseline_counts(c, e, update_baseline, samples) for c, e in zip(cases, entries, strict=True)]
+    designs = [StageDesign(c.samples, max_size(c)) for c in cases]  # the pull requests' design
+    p_mins = [drop_test(k, n, 0, d.last).p_value for (k, n, _), d in zip(counts, designs, strict=True)]
+    p_mins += [0.0] * (_other_tests(loaded) * len(cases))
+    level = first_level(p_mins, regression.alpha)
+    plans = tuple(
+        CasePlan(
+            id=c.id,
+            requests=n if update_baseline else d.first,
+            most_requests=n if update_baseline else d.last,
+            tokens_per_sample=_tokens_per_sample(e),
+            baseline_k=k,
+            baseline_n=n,
+            assumed=assumed,
+            detectable_drop=detectable_drop(k, n, d, level, regression.min_drop),
+        )
+        for c, e, (k, n, assumed), d in zip(cases, entries, counts, designs, strict=True)
+    )
+    return Plan(plans, regression.alpha, level, len(p_mins), update_baseline)
+
+
+def _entry(baseline: Baseline | None, case: ResolvedCase) -> BaselineCase | None:
+    entry = baseline.cases.get(case.id) if baseline is not None else None
+    return entry if entry is not None and entry.hash == case.definition_hash else None
+
+
+def _baseline_counts(
+    case: ResolvedCase, entry: BaselineCase | None, update_baseline: bool, samples: int | None
+) -> tuple[int, int, bool]:
+    """(k, n, assumed): the baseline's primary agreement; for a baseline still to be recorded, its
+    size with the recorded rate (or ASSUMED_AGREEMENT)."""
+    recorded = entry.primary if entry is not None else None
+    if recorded is not None and int(recorded["n"]) > 0 and not update_baseline:
+        return int(recorded["k"]), int(recorded["n"]), False
+    rate = int(recorded["k"]) / int(recorded["n"]) if recorded is not None and int(recorded["n"]) else ASSUMED_AGREEMENT
+    n = samples if update_baseline and samples is not None else baseline_size(case)
+    return round(rate * n), n, True
+
+
+def _other_tests(loaded: LoadedSuite) -> int:
+    """Tests per case besides the drop test that can fail it: the answer change, the meaning drift."""
+    regression = loaded.suite.regression
+    return int(regression.fail_on_answer_change) + int(
+        regression.fail_on_semantic_drift and loaded.suite.embedding.enabled
+    )
+
+
+def _tokens_per_sample(entry: BaselineCase | None) -> float | None:
+    if entry is None or entry.samples <= 0:
+        return None
+    prompt, completion = entry.metrics.get("prompt_tokens"), entry.metrics.get("completion_tokens")
+    if prompt is None and completion is None:
+        return None
+    return (float(prompt or 0) + float(completion or 0)) / entry.samples
+
+
+def _row(c: CasePlan) -> str:
+    requests = f"{c.requests}" + (f" (up to {c.most_requests})" if c.most_requests > c.requests else "")
+    tokens = f"{c.tokens:,.0f}" if c.tokens is not None else "unknown"
+    baseline = f"{c.baseline_k}/{c.baseline_n}" + ("*" if c.assumed else "")
+    drop = f"{c.detectable_drop:.2f}" if c.detectable_drop is not None else "none visible"
+    name = c.id if len(c.id) <= 24 else c.id[:23] + "…"
+    return f"{name:<24} {requests:>16} {tokens:>14} {baseline:>10} {drop:>16}"

@@ -1,0 +1,52 @@
+"""Sentences for a case's details in the comment: where the cosine bar cut, what the judge cost.
+
+Plain text: the template passes each through `safe_text.inline`, as it does the reasons (the pairs'
+texts are model text, already shortened in the report).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from stabilitygate.results import CaseMeasurement
+
+
+def _pair(shown: Mapping[str, Any] | None) -> str | None:
+    if not shown:
+        return None
+    first, second = (str(t) for t in shown.get("texts", ["", ""]))
+    return f'{float(shown["cosine"]):.3f} ("{first}" / "{second}")'
+
+
+def bar_cut_line(m: CaseMeasurement) -> str | None:
+    """The least similar pair inside a cluster and the most similar across two, when cosine clustered."""
+    pairs = m.diagnostics.get("cluster_pairs")
+    if "cluster_cosine_min_within" not in m.metrics or not isinstance(pairs, Mapping):
+        return None
+    within = _pair(pairs.get("least_similar_within")) or "none (no cluster holds two distinct completions)"
+    across = _pair(pairs.get("most_similar_across")) or "none (one cluster)"
+    return (
+        f"Where the clustering bar cut: least similar pair inside a cluster {within}; "
+        f"most similar pair in different clusters {across}"
+    )
+
+
+def judge_line(m: CaseMeasurement) -> str | None:
+    """The entailment judge's cost for the case."""
+    calls = m.metrics.get("judge_calls")
+    if calls is None:
+        return None
+    prompt, completion = (
+        int(m.metrics.get("judge_prompt_tokens") or 0),
+        int(m.metrics.get("judge_completion_tokens") or 0),
+    )
+    judgments = "judgment" if calls == 1 else "judgments"
+    return (
+        f"Meanings by the entailment judge: {int(calls):,} {judgments} "
+        f"({prompt:,} prompt + {completion:,} completion tokens)"
+    )
+
+
+def meaning_lines(m: CaseMeasurement) -> list[str]:
+    return [line for line in (bar_cut_line(m), judge_line(m)) if line is not None]

@@ -1,0 +1,57 @@
+"""How many samples a case draws: for a baseline, for a pull request's first stage, at most in all.
+
+`samples` is the pull request's first stage; `baseline_samples` (default BASELINE_FACTOR x samples)
+is what `--update-baseline` draws, since a baseline is paid once per intended change and its N buys
+power on every pull request after it; `max_samples` caps the second stage of a case whose first
+stage was inconclusive (default MAX_FACTOR x samples: no second stage unless the suite asks for one;
+docs/design.md §6, "Stages", gives the figures of `max_samples: 2 x samples`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from stabilitygate.errors import BadInput
+from stabilitygate.suite.model import ResolvedCase, Suite
+
+BASELINE_FACTOR = 5
+MAX_FACTOR = 1
+
+LineOf = Callable[[tuple[str | int, ...]], int | None]
+
+
+def baseline_size(case: ResolvedCase) -> int:
+    """Samples `--update-baseline` draws for the case (without `--samples`)."""
+    return max(case.baseline_samples or BASELINE_FACTOR * case.samples, case.samples)
+
+
+def max_size(case: ResolvedCase) -> int:
+    """The most samples a pull-request run draws for the case, second stage included."""
+    return max(case.max_samples or MAX_FACTOR * case.samples, case.samples)
+
+
+def check_sizes(suite: Suite, line_of: LineOf, path: str) -> None:
+    """baseline_samples and max_samples of at least the samples they apply to: else exit 2 at the key."""
+    sampling = suite.sampling
+    for key in ("baseline_samples", "max_samples"):
+        value = getattr(sampling, key)
+        if value is not None and value < sampling.samples:
+            raise BadInput(
+                f"sampling.{key}: {value} is below sampling.samples {sampling.samples} (expected at least that)",
+                path=path,
+                line=line_of(("sampling", key)),
+            )
+    for i, case in enumerate(suite.cases):
+        samples = case.samples or sampling.samples
+        for key in ("baseline_samples", "max_samples"):
+            own = getattr(case, key)
+            value = own if own is not None else getattr(sampling, key)
+            if value is None or value >= samples:
+                continue
+            where = ("cases", i, key) if own is not None else ("cases", i, "samples")
+            setting = f"cases[{i}].{key}" if own is not None else f"sampling.{key}"
+            raise BadInput(
+                f"case {case.id!r}: {setting} {value} is below its samples {samples} (expected at least {samples})",
+                path=path,
+                line=line_of(where),
+            )

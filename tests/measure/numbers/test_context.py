@@ -1,0 +1,50 @@
+"""Asides, closing years and concluding sentences."""
+
+from __future__ import annotations
+
+import pytest
+
+from stabilitygate.measure.numbers.context import asides, conclusion_starts, is_year
+from stabilitygate.measure.numbers.tokens import number_tokens
+
+
+def aside_flags(text: str) -> list[bool]:
+    return asides(text, number_tokens(text))
+
+
+def test_numbers_in_balanced_brackets_are_asides() -> None:
+    assert aside_flags("85 (of 90 possible)") == [False, True]
+    assert aside_flags("48 [6 × (8)] then 7") == [False, True, True, False]
+    assert aside_flags("(-12)") == [True]
+
+
+def test_latex_delimiters_and_stray_brackets_are_no_asides() -> None:
+    assert aside_flags("\\( 3 \\) and \\[ 4 \\]") == [False, False]
+    assert aside_flags("1) first 5, 2) then 7") == [False, False, False, False]
+    assert aside_flags("(unclosed 5 and 7") == [False, False]
+
+
+@pytest.mark.parametrize(
+    ("text", "year"),
+    [
+        ("She will be 41 in 2031.", True),
+        ("In 2023, 19 came", True),
+        ("since 1999", True),
+        ("in the year 2031!", True),
+        ("He is 41 in 2031\nNext", True),
+        ("in 1500 seconds", False),  # does not close its clause: a quantity
+        ("paid 2031.", False),  # no preposition
+        ("in 3031.", False),
+        ("in 203.", False),
+    ],
+)
+def test_a_year_is_four_digits_after_a_preposition_closing_its_clause(text: str, year: bool) -> None:
+    last = number_tokens(text)[-1] if "19 came" not in text else number_tokens(text)[0]
+    assert is_year(text, last) is year
+
+
+def test_concluding_sentences_begin_after_a_sentence_end() -> None:
+    text = "9 + 4 = 13. So 13 it is.\n**Therefore** 13. Also 4. In total, 13"
+    starts = conclusion_starts(text)
+    assert [text[s : s + 4] for s in starts] == [" 13 ", "** 1", ", 13"]
+    assert conclusion_starts("So 5") == [2]

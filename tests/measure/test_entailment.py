@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+import pytest
+
+from stabilitygate.measure.entailment import (
+    Judgment,
+    PairKey,
+    entailment_prompt,
+    judge_key,
+    read_label,
+    text_hash,
+)
+
+
+def test_the_prompt_names_the_question_and_both_answers_in_order() -> None:
+    prompt = entailment_prompt("When does the shop close?", "At 9 pm.", "At nine in the evening.")
+    assert prompt == (
+        'We are evaluating answers to the question "When does the shop close?"\n'
+        "Here are two possible answers:\n"
+        "Possible Answer 1: At 9 pm.\n"
+        "Possible Answer 2: At nine in the evening.\n"
+        "Does Possible Answer 1 semantically entail Possible Answer 2? "
+        "Respond with entailment, contradiction, or neutral."
+    )
+
+
+@pytest.mark.parametrize(
+    ("reply", "label"),
+    [
+        ("entailment", "entailment"),
+        ("Entailment.", "entailment"),
+        ("The answer is **neutral**", "neutral"),
+        ("Answer 1 contradicts 2.\nAnswer: contradiction", "contradiction"),
+        ("CONTRADICTION", "contradiction"),
+    ],
+)
+def test_replies_are_read_like_a_choice_answer(reply: str, label: str) -> None:
+    assert read_label(reply) == label
+
+
+@pytest.mark.parametrize("reply", ["yes", "", "entailment or neutral, hard to say", "I cannot tell."])
+def test_a_reply_naming_no_single_label_is_unreadable(reply: str) -> None:
+    judgment = Judgment.of_reply(reply)
+    assert judgment.label is None
+    assert not judgment.entails
+    assert judgment.reply == reply
+
+
+def test_only_entailment_entails_and_long_replies_are_shortened() -> None:
+    assert Judgment.of_reply("entailment").entails
+    assert not Judgment.of_reply("neutral").entails
+    long = Judgment.of_reply("x" * 500)
+    assert len(long.reply) == 200 and long.reply.endswith("…")
+
+
+def test_judgments_round_trip_and_bad_records_are_refused() -> None:
+    judgment = Judgment.of_reply("neutral", {"prompt_tokens": 40, "completion_tokens": 1})
+    assert Judgment.from_json(judgment.to_json()) == judgment
+    with pytest.raises(ValueError, match="label"):
+        Judgment.from_json({"label": "maybe", "reply": "maybe"})
+    with pytest.raises(ValueError, match="usage"):
+        Judgment.from_json({"label": None, "reply": "", "usage": {"prompt_tokens": "40"}})
+
+
+def test_the_key_depends_on_judge_and_question_and_the_pair_order() -> None:
+    question = [{"role": "user", "content": "Q?"}]
+    judge = {"type": "openai", "model": "judge"}
+    assert judge_key(judge, question) == judge_key(dict(judge), list(question))
+    assert judge_key(judge, question) != judge_key({**judge, "model": "other"}, question)
+    assert judge_key(judge, question) != judge_key(judge, [{"role": "user", "content": "Other?"}])
+    key = judge_key(judge, question)
+    forward, backward = PairKey.of(key, "a", "b"), PairKey.of(key, "b", "a")
+    assert forward != backward and forward.digest != backward.digest
+    assert forward.premise == text_hash("a")

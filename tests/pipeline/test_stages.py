@@ -1,0 +1,53 @@
+"""The adaptive run end to end against the scripted server: a look, a second stage, and `score` agreeing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import stabilitygate
+from stabilitygate.samples import Sample
+from stabilitygate.sampling.samples_file import read_samples
+from tests.pipeline.conftest import write_suite
+from tests.support.openai_server import ScriptedOpenAI
+
+STEADY, WOBBLY = "Steady: say A.", "Wobbly: say A."
+CASES = [
+    {"id": "steady", "prompt": STEADY, "answer": {"choice": ["A", "B"]}},
+    {"id": "wobbly", "prompt": WOBBLY, "answer": {"choice": ["A", "B"]}},
+]
+# One request at a time: the scripted answers arrive in index order.
+SAMPLING = {"samples": 10, "baseline_samples": 50, "max_samples": 20, "concurrency": 1, "timeout_s": 10}
+
+
+def suite(tmp_path: Path, server: ScriptedOpenAI) -> Path:
+    return write_suite(tmp_path, server.base_url, CASES, sampling=SAMPLING)
+
+
+def indices(samples: list[Sample], case: str) -> list[int]:
+    return sorted(s.index for s in samples if s.case == case)
+
+
+def test_a_unanimous_case_stops_at_the_look_and_an_inconclusive_one_takes_a_second_stage(tmp_path: Path) -> None:
+    with ScriptedOpenAI(default="A") as server:
+        stabilitygate.run(suite(tmp_path, server), update_baseline=True)
+        assert server.count == 2 * 50  # baseline_samples, not samples
+    # Now the wobbly case answers B twice in every ten: 8/10 is inconclusive against 50/50.
+    samples_file = tmp_path / "samples.jsonl"
+    with ScriptedOpenAI({WOBBLY: [("B", 2), ("A", 8)]}, default="A") as server:
+        report = stabilitygate.run(suite(tmp_path, server), samples_out=samples_file)
+        requests = server.count
+    drawn = list(read_samples(samples_file))
+    assert indices(drawn, "steady") == list(range(5))  # the look: half of samples
+    assert indices(drawn, "wobbly") == list(range(20))  # the second stage continued the indices
+    assert requests == report.run.sampling.requests == 25  # type: ignore[union-attr]
+    steady, wobbly = report.case("steady"), report.case("wobbly")
+    assert steady.comparison is not None and steady.comparison["stage"] == "look"
+    assert wobbly.comparison is not None and wobbly.comparison["stage"] == "second"
+    assert (wobbly.comparison["k"], wobbly.comparison["n"]) == (16, 20)
+    assert wobbly.measurement.samples_requested == 20 and steady.measurement.samples_requested == 5
+    # 16/20 against 50/50, spent at the second stage's share of the level: caught.
+    assert wobbly.verdict == "regressed", wobbly.reasons
+    assert steady.verdict == "pass"
+    # Scoring the samples file judges the run the same way, from the indices alone.
+    scored = stabilitygate.score([samples_file], suite=suite(tmp_path, server))
+    assert [c.to_json() for c in scored.cases] == [c.to_json() for c in report.cases]

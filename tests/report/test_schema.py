@@ -1,0 +1,66 @@
+"""A report read back is checked before anything renders it: a hostile number is bad input, never a crash."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from stabilitygate.cli import main
+from stabilitygate.errors import BadInput
+from stabilitygate.report.markdown import render_markdown
+from stabilitygate.report.model import Report
+
+GOLDEN = Path(__file__).parent / "golden" / "now.report.json"
+
+
+def golden() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(GOLDEN.read_text(encoding="utf-8"))
+    return data
+
+
+def set_at(data: dict[str, Any], path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
+    changed = copy.deepcopy(data)
+    target: Any = changed
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return changed
+
+
+HOSTILE = [
+    (("summary", "tar_raw"), "abc"),
+    (("summary", "best_possible_accuracy"), 7),
+    (("summary", "prompt_tokens"), -1),
+    (("cases", 0, "metrics", "cosine_min"), "abc"),
+    (("cases", 0, "metrics", "unique_completions"), 1.5),
+    (("cases", 0, "metrics", "a_future_metric"), {"nested": True}),
+    (("cases", 0, "baseline", "p_holm"), "0.01"),
+    (("cases", 0, "baseline", "baseline_k"), "10"),
+    (("cases", 0, "baseline", "modal_cosine"), []),
+    (("cases", 0, "baseline", "metrics", "mode_share"), "x"),
+    (("run", "embedding"), {"model": "m", "texts_embedded": "many", "max_word_pieces": 256, "truncation": ""}),
+]
+
+
+@pytest.mark.parametrize(("path", "value"), HOSTILE, ids=["/".join(map(str, p)) for p, _ in HOSTILE])
+def test_a_hostile_number_is_bad_input_naming_where(path: tuple[str | int, ...], value: Any) -> None:
+    with pytest.raises(BadInput, match=r"not a stabilitygate report this version can read: at "):
+        Report.from_dict(set_at(golden(), path, value), source="report.json")
+
+
+def test_the_golden_report_renders_and_a_newer_scalar_metric_is_allowed() -> None:
+    newer = set_at(golden(), ("cases", 0, "metrics", "a_future_metric"), 0.5)
+    assert render_markdown(Report.from_dict(newer)).startswith("<!-- stabilitygate:golden -->")
+
+
+def test_merge_of_a_hostile_report_exits_2_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "report.json"
+    bad.write_text(json.dumps(set_at(golden(), ("summary", "tar_raw"), "abc")), encoding="utf-8")
+    code = main(["merge", str(bad), "--suite", str(tmp_path / "missing.yml")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert len(err) == 1 and "summary/tar_raw" in err[0] and "Traceback" not in err[0]

