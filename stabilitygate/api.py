@@ -114,7 +114,7 @@ def run(
         return drawn.samples, drawn.facts
 
     if update_baseline:  # a baseline is one fixed stage
-        sampled = Staged(*draw(to_sample, {}, False), {})
+        sampled = Staged(*draw(to_sample, {}, False))
     else:  # a look, the first stage, a second for the inconclusive (docs/design.md §6, "Stages")
         judge = stage_judge(loaded, baseline_file, embedder)
         sampled = draw_in_stages(

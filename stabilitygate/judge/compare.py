@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from stabilitygate.judge.alignment import guard_p
 from stabilitygate.judge.baseline import BaselineCase
-from stabilitygate.judge.guard import Categories, aligned, rarer_now_p, testable
 from stabilitygate.judge.stats import DropTest, drop_test
 from stabilitygate.judge.thresholds import EPSILON
 from stabilitygate.judge.wording import same_value, show
@@ -270,8 +270,7 @@ def _modal_change(case: ResolvedCase, m: CaseMeasurement, entry: BaselineCase, *
     before = _modal(rows_before, key, entry.samples)
     p_value = None
     if before is not None and m.samples_ok > 0 and not by_meaning:
-        groups = _groups([r[key] for r in rows_before], [r[key] for r in rows_now], same_value)
-        p_value = _guard_p(_categories(groups, rows_before, rows_now, entry.samples, m.samples_ok))
+        p_value = guard_p(rows_before, rows_now, key, same_value, (entry.samples, m.samples_ok))
     return ModalChange(kind, now, before, p_value, by_meaning)
 
 
@@ -292,47 +291,8 @@ def _meaning_change(
     same = same_meaning(text_now, text_before)
     if not entry.completions or m.samples_ok == 0:
         return MeaningChange(cosine, checked, None, same)
-    texts_before = [str(r["text"]) for r in entry.completions]
-    groups = _groups(texts_before, [str(r["text"]) for r in m.completions], same_meaning)
-    categories = _categories(groups, entry.completions, m.completions, entry.samples, m.samples_ok)
-    return MeaningChange(cosine, checked, _guard_p(categories), same)
-
-
-def _guard_p(categories: Categories) -> float | None:
-    """The guard's p-value; None when the runs pooled hold one answer only (nothing can differ)."""
-    return rarer_now_p(categories) if testable(categories) else None
-
-
-def _groups(before: list[Any], now: list[Any], same: Callable[[Any, Any], bool]) -> tuple[list[int], list[int]]:
-    """The group of each row of both runs: the baseline's rows first (its modal opens group 0), each
-    row joining the first group whose first member is the same answer (or meaning), else opening one."""
-    leaders: list[Any] = []
-
-    def group_of(value: Any) -> int:
-        for i, leader in enumerate(leaders):
-            if same(value, leader):
-                return i
-        leaders.append(value)
-        return len(leaders) - 1
-
-    return [group_of(v) for v in before], [group_of(v) for v in now]
-
-
-def _categories(
-    groups: tuple[list[int], list[int]],
-    rows_before: list[dict[str, Any]],
-    rows_now: list[dict[str, Any]],
-    n_before: int,
-    n_now: int,
-) -> Categories:
-    """Counts per group in each run; samples without a known answer are groups of one."""
-    size = max([*groups[0], *groups[1], -1]) + 1
-    before, now = [0] * size, [0] * size
-    for g, row in zip(groups[0], rows_before, strict=True):
-        before[g] += int(row["count"])
-    for g, row in zip(groups[1], rows_now, strict=True):
-        now[g] += int(row["count"])
-    return aligned(before, now, max(n_before - sum(before), 0), max(n_now - sum(now), 0))
+    p_value = guard_p(entry.completions, m.completions, "text", same_meaning, (entry.samples, m.samples_ok))
+    return MeaningChange(cosine, checked, p_value, same)
 
 
 def _modal(rows: list[dict[str, Any]], key: str, n: int) -> Modal | None:

@@ -140,8 +140,10 @@ def _p_mins(case: CaseTests) -> dict[str, tuple[float, float]]:
             drop_p_min(a.baseline_k, a.baseline_n, case.design.last),
         )
     answer = guard_p_min(before.count, before.n) if before is not None else 0.0
-    # The meaning guard is counted: whether the baseline held a majority meaning is not kept per test.
-    return {"drop": drop, "answer": (answer, answer), "meaning": (0.0, 0.0)}
+    # The meaning rule fails a case only when the baseline held one majority meaning.
+    shared = case.final.baseline_metrics.get("semantic_agreement")
+    meaning = 1.0 if shared is not None and float(shared) <= 0.5 else 0.0
+    return {"drop": drop, "answer": (answer, answer), "meaning": (meaning, meaning)}
 
 
 def stage_mapping(case: CaseTests, family: Family, regression: Regression) -> dict[str, Any]:

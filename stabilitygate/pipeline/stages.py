@@ -32,9 +32,10 @@ GoesOn = Callable[[Sequence[Sample]], set[str]]
 
 @dataclass(frozen=True)
 class Staged:
+    """What the stages drew, all of them; each case's stage is read back from its indices (`read_stages`)."""
+
     samples: list[Sample]
     facts: SamplingFacts
-    stages: dict[str, str]  # case id -> "look", "first" or "second": where its sampling ended
 
 
 def compared_entry(case: ResolvedCase, baseline: Baseline | None) -> BaselineCase | None:
@@ -44,32 +45,29 @@ def compared_entry(case: ResolvedCase, baseline: Baseline | None) -> BaselineCas
 
 def draw_in_stages(cases: Sequence[ResolvedCase], baseline: Baseline | None, draw: Draw, goes_on: GoesOn) -> Staged:
     """Sample the cases stage by stage; a stage cut short (fatal error, budget, Ctrl-C) ends the run."""
-    entries = {c.id: compared_entry(c, baseline) for c in cases}
-    looks = {c.id: look for c in cases if (look := design_for(c, entries[c.id] is not None).look) is not None}
+    designs = {c.id: design_for(c, compared_entry(c, baseline) is not None) for c in cases}
+    looks = {cid: d.look for cid, d in designs.items() if d.look is not None}
     samples, facts = draw([_up_to(c, looks.get(c.id, c.samples)) for c in cases], {}, False)
-    parts, stages = [facts], {c.id: "first" for c in cases}
-    by_id = {c.id: c for c in cases}
-    looked = {cid for cid in looks if _unanimous(by_id[cid], entries[cid], samples, looks[cid])}
-    stages.update({cid: "look" for cid in looked})
-    rest = [c for c in cases if c.id in looks and c.id not in looked]
+    parts = [facts]
+    rest = [c for c in cases if c.id in looks and not _unanimous(c, baseline, samples, looks[c.id])]
     if rest and not facts.could_not_measure:
         more, facts = draw(rest, {c.id: looks[c.id] for c in rest}, True)
         samples, parts = samples + more, [*parts, facts]
     chosen = goes_on(samples) if not facts.could_not_measure else set()
-    second = [_up_to(c, design_for(c, True).last) for c in cases if c.id in chosen and c.id in looks]
+    second = [_up_to(c, designs[c.id].last) for c in cases if c.id in chosen and designs[c.id].adaptive]
     if second:
-        more, facts = draw(second, {c.id: by_id[c.id].samples for c in second}, True)
+        more, facts = draw(second, {c.id: designs[c.id].first for c in second}, True)
         samples, parts = samples + more, [*parts, facts]
-        stages.update({c.id: "second" for c in second})
-    return Staged(samples, _joined(parts), stages)
+    return Staged(samples, _joined(parts))
 
 
 def _up_to(case: ResolvedCase, n: int) -> ResolvedCase:
     return case if n == case.samples else case.model_copy(update={"samples": n})
 
 
-def _unanimous(case: ResolvedCase, entry: BaselineCase | None, samples: Sequence[Sample], look: int) -> bool:
+def _unanimous(case: ResolvedCase, baseline: Baseline | None, samples: Sequence[Sample], look: int) -> bool:
     """Every one of the case's first `look` samples gave its baseline's most common answer."""
+    entry = compared_entry(case, baseline)
     if entry is None:
         return False
     mine = sorted((s for s in samples if s.case == case.id and s.index < look), key=lambda s: s.index)
@@ -151,6 +149,8 @@ def inconclusive(
     one the final verdicts use: the cases stopped at the look are in it, unable to fail."""
     adaptive = {c.id: design_for(c, True) for c in cases if compared_entry(c, baseline) is not None}
     adaptive = {cid: d for cid, d in adaptive.items() if d.adaptive}
+    if not adaptive:  # no case may take a second stage: nothing to judge yet
+        return set()
     looked = frozenset(cid for cid, d in adaptive.items() if d.look is not None and _drawn(samples, cid) <= d.look)
     chosen = set()
     for verdict in judge(cases, samples, StagedRun({}, looked, True)):

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
+
+import pytest
 
 import stabilitygate
 from stabilitygate.samples import Sample
@@ -51,3 +54,40 @@ def test_a_unanimous_case_stops_at_the_look_and_an_inconclusive_one_takes_a_seco
     # Scoring the samples file judges the run the same way, from the indices alone.
     scored = stabilitygate.score([samples_file], suite=suite(tmp_path, server))
     assert [c.to_json() for c in scored.cases] == [c.to_json() for c in report.cases]
+
+
+def test_a_case_with_thresholds_has_no_look_but_may_take_a_second_stage(tmp_path: Path) -> None:
+    strict = [{**CASES[1], "thresholds": {"min_agreement": 0.5}}]
+    with ScriptedOpenAI(default="A") as server:
+        stabilitygate.run(write_suite(tmp_path, server.base_url, strict, sampling=SAMPLING), update_baseline=True)
+    samples_file = tmp_path / "samples.jsonl"
+    with ScriptedOpenAI({WOBBLY: [("A", 8), ("B", 2)]}, default="A") as server:
+        report = stabilitygate.run(
+            write_suite(tmp_path, server.base_url, strict, sampling=SAMPLING), samples_out=samples_file
+        )
+    # Its first five samples are all A, yet it draws all of `samples` (thresholds are judged on them),
+    # and 8/10 against 50/50 is inconclusive: a second stage.
+    assert indices(list(read_samples(samples_file)), "wobbly") == list(range(20))
+    comparison = report.case("wobbly").comparison
+    assert comparison is not None and comparison["stage"] == "second" and comparison["stages"]["look"] is None
+
+
+def test_without_max_samples_nothing_is_judged_before_the_end(tmp_path: Path) -> None:
+    from stabilitygate.cases import load_suite
+    from stabilitygate.judge.baseline import Baseline
+    from stabilitygate.pipeline.stages import inconclusive
+    from tests.judge.comparison_cases import entry
+
+    def judge(*_: object) -> list[object]:
+        raise AssertionError("a run without a second stage judges once, at the end")
+
+    fixed = {k: v for k, v in SAMPLING.items() if k != "max_samples"}
+    with ScriptedOpenAI(default="A") as server:
+        cases = load_suite(write_suite(tmp_path, server.base_url, CASES, sampling=fixed)).resolved_cases()
+    recorded = entry([("A", 50)], [("A", 50)])
+    baseline = Baseline(suite="e2e", cases={c.id: replace(recorded, hash=c.definition_hash) for c in cases})
+    adaptive = [c.model_copy(update={"max_samples": 20}) for c in cases]
+    with pytest.raises(AssertionError, match="judges once"):  # the same cases with a second stage are judged
+        inconclusive(adaptive, [], baseline, judge)
+
+    assert inconclusive(cases, [], baseline, judge) == set()

@@ -47,4 +47,4 @@ def test_the_fixed_design_of_today_misses_the_drop_more_often() -> None:
     assert (today.baseline, today.samples, today.max_samples) == (20, 20, 20)
     drop = b.simulate(np.random.default_rng(7), today, b.SCENARIOS[0], 30)
     assert drop.requests == 30 * b.CASES * 20  # no look, no second stage
-    assert drop.caught <= 26  # the bench: about 55%
+    assert drop.caught <= 26  # the bench: about 49%
