@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from stabilitygate.github import action
+from tests.support.github_outputs import read_outputs
 from tests.support.github_server import FakeGitHub
 from tests.support.openai_server import ScriptedOpenAI
 
@@ -96,18 +97,6 @@ embedding: {{enabled: false}}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path, text.splitlines().index("  - id: wobbly") + 1
-
-
-def read_outputs(path: Path) -> dict[str, str]:
-    found: dict[str, str] = {}
-    lines = path.read_text(encoding="utf-8").split("\n")
-    i = 0
-    while i < len(lines) and lines[i]:
-        name, _, delimiter = lines[i].partition("<<")
-        end = lines.index(delimiter, i + 1)
-        found[name] = "\n".join(lines[i + 1 : end])
-        i = end + 1
-    return found
 
 
 class Runner:

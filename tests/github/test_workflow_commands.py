@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from stabilitygate.github import workflow_commands as wc
+from tests.support.github_outputs import read_outputs
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "sk-stream-secret-0123456789"
@@ -214,19 +215,6 @@ def test_commands_paused_writes_both_tokens_to_its_stream_even_when_the_block_fa
     with wc.commands_paused(guarded) as second:
         pass
     assert second != token
-
-
-def read_outputs(path: Path) -> dict[str, str]:
-    """Parse $GITHUB_OUTPUT as the runner does: `name<<DELIM` blocks."""
-    found: dict[str, str] = {}
-    lines = path.read_text(encoding="utf-8").split("\n")
-    i = 0
-    while i < len(lines) and lines[i]:
-        name, _, delimiter = lines[i].partition("<<")
-        end = lines.index(delimiter, i + 1)
-        found[name] = "\n".join(lines[i + 1 : end])
-        i = end + 1
-    return found
 
 
 def test_outputs_survive_multiline_values_and_lookalike_delimiters(tmp_path: Path) -> None:

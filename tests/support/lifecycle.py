@@ -29,6 +29,7 @@ from typing import Any
 
 import yaml
 
+from tests.support.github_outputs import read_outputs
 from tests.support.openai_server import Distribution, Fault, ScriptedOpenAI, last_user_message
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -260,19 +261,6 @@ class ActionRunner:
             read_outputs(output),
             report.read_bytes() if report.exists() else b"",
         )
-
-
-def read_outputs(path: Path) -> dict[str, str]:
-    """$GITHUB_OUTPUT's `name<<DELIMITER ... DELIMITER` blocks."""
-    found: dict[str, str] = {}
-    lines = path.read_text(encoding="utf-8").split("\n")
-    i = 0
-    while i < len(lines) and lines[i]:
-        name, _, delimiter = lines[i].partition("<<")
-        end = lines.index(delimiter, i + 1)
-        found[name] = "\n".join(lines[i + 1 : end])
-        i = end + 1
-    return found
 
 
 def wait_for_lines(path: Path, count: int, process: subprocess.Popen[str]) -> None:
