@@ -51,13 +51,13 @@ def measure(distinct: int, meanings: int, directory: Path) -> dict[str, int]:
         asked_cold = len(server.judged)
         api.run(suite, **options)
         asked_warm = len(server.judged) - asked_cold
-    metrics = cold.cases[0].measurement.metrics
-    assert metrics["unique_completions"] == distinct and metrics["semantic_clusters"] == meanings
+    metrics = cold.cases[0].metrics
+    assert metrics.unique_completions == distinct and metrics.semantic_clusters == meanings
     return {
-        "calls": int(metrics["judge_calls"]),
+        "calls": metrics.judge_calls or 0,
         "server": asked_cold,
         "warm": asked_warm,
-        "tokens": int(metrics["judge_prompt_tokens"]) + int(metrics["judge_completion_tokens"]),
+        "tokens": (metrics.judge_prompt_tokens or 0) + (metrics.judge_completion_tokens or 0),
     }
 
 

@@ -24,10 +24,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from stabilitygate.against_baseline import Compared
 from stabilitygate.judge.baseline import baseline_from_run
 from stabilitygate.judge.gate import exit_code
 from stabilitygate.judge.verdicts import judge_cases
-from stabilitygate.results import CaseMeasurement
+from stabilitygate.results import AnswerCount, CaseMeasurement, CompletionCount, FingerprintCount, Metrics
 from stabilitygate.suite.model import (
     AnswerSpec,
     Message,
@@ -67,19 +68,17 @@ def measure(case_id: str, answers: Sequence[str]) -> CaseMeasurement:
         samples_requested=n,
         samples_ok=n,
         sample_errors=0,
-        metrics={
-            "unique_completions": len(counts),
-            "mode_share": top / n,
-            "tar_raw": len(counts) == 1,
-            "parsed_agreement": top / n,
-            "tar_parsed": len(counts) == 1,
-            "parse_failures": 0,
-            "cosine_min": None,
-            "semantic_agreement": None,
-        },
-        completions=[{"text": f"The answer is {a}.", "count": c} for a, c in counts],
-        answers=[{"answer": a, "count": c} for a, c in counts],
-        fingerprints=[{"fingerprint": "fp_1", "count": n}],
+        metrics=Metrics(
+            unique_completions=len(counts),
+            mode_share=top / n,
+            tar_raw=len(counts) == 1,
+            parsed_agreement=top / n,
+            tar_parsed=len(counts) == 1,
+            parse_failures=0,
+        ),
+        completions=tuple(CompletionCount(f"The answer is {a}.", c) for a, c in counts),
+        answers=tuple(AnswerCount(a, c) for a, c in counts),
+        fingerprints=(FingerprintCount("fp_1", n),),
     )
 
 
@@ -119,9 +118,10 @@ def simulate(
         verdicts = judge_cases(cases, current, baseline, regression)
         tally.runs += 1
         tally.failed += exit_code(verdicts, "regression", could_not_measure=False) == 1
-        tally.by_drop += any(v.baseline and v.baseline.get("dropped") for v in verdicts)
+        tally.by_drop += any(isinstance(v.baseline, Compared) and v.baseline.dropped for v in verdicts)
         tally.by_answer += any(
-            v.verdict == "regressed" and v.baseline and v.baseline.get("answer_changed") for v in verdicts
+            v.verdict == "regressed" and isinstance(v.baseline, Compared) and v.baseline.answer_changed
+            for v in verdicts
         )
         tally.cases_regressed += sum(v.verdict == "regressed" for v in verdicts[:dropped_cases])
         tally.cases_seen += dropped_cases

@@ -10,25 +10,8 @@ import json
 import os
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
 from stabilitygate.bounded import read_bytes_bounded
 from stabilitygate.errors import BadInput
-
-_MESSAGE_LIMIT = 200
-
-
-#: Schema fragments both of the gate's own files use.
-COUNT_SCHEMA: dict[str, Any] = {"type": "integer", "minimum": 0}
-AGREEMENT_SCHEMA: dict[str, Any] = {
-    "type": ["object", "null"],
-    "required": ["metric", "k", "n"],
-    "properties": {
-        "metric": {"enum": ["parsed_agreement", "semantic_agreement", "mode_share"]},
-        "k": COUNT_SCHEMA,
-        "n": COUNT_SCHEMA,
-    },
-}
 
 
 def read_json_file(
@@ -58,13 +41,3 @@ def read_json_file(
         ) from exc
     except RecursionError as exc:
         raise BadInput(f"{what} is not valid JSON: nested too deeply", path=shown) from exc
-
-
-def check_against(data: Any, validator: Draft202012Validator, *, what: str, source: str | None) -> None:
-    """BadInput naming the first place (in document order) where `data` breaks the schema."""
-    error = next(iter(sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))), None)
-    if error is None:
-        return
-    where = "/".join(str(p) for p in error.absolute_path) or "the top level"
-    message = error.message if len(error.message) <= _MESSAGE_LIMIT else error.message[: _MESSAGE_LIMIT - 1] + "…"
-    raise BadInput(f"not {what} this version can read: at {where}: {message}", path=source)

@@ -1,30 +1,29 @@
-"""The JSON Schemas of the files the gate writes, published under schema/ for editors and other tools.
+"""The JSON Schemas of the files the gate reads and writes, published under schema/ for editors and tools.
 
-`python -m stabilitygate.published_schemas` rewrites them; a test fails when one is stale. The suite's
-schema is generated from its pydantic models (stabilitygate/suite_schema.py); the report's and the
-baseline's are the schemas their readers validate against (report/schema.py, judge/baseline.py).
+`python -m stabilitygate.published_schemas` rewrites them; a test fails when one is stale. Each is
+generated from the types the code reads the file into: the suite's pydantic models
+(stabilitygate/suite_schema.py), the report's and the baseline's frozen dataclasses
+(report/model.py, judge/baseline.py, through stabilitygate/typed_json.py).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from stabilitygate.judge.baseline import BASELINE_SCHEMA
-from stabilitygate.report.schema import REPORT_SCHEMA
+from stabilitygate.judge.baseline import baseline_schema
+from stabilitygate.report.model import report_schema
 
-DIALECT = "https://json-schema.org/draft/2020-12/schema"
-PUBLISHED: dict[str, tuple[str, dict[str, Any]]] = {
-    "report.schema.json": ("A stabilitygate report (--report-json)", REPORT_SCHEMA),
-    "baseline.schema.json": ("A stabilitygate baseline (SUITE.baseline.json)", BASELINE_SCHEMA),
+PUBLISHED: dict[str, Callable[[], dict[str, Any]]] = {
+    "report.schema.json": report_schema,
+    "baseline.schema.json": baseline_schema,
 }
 
 
 def render(name: str) -> str:
-    title, schema = PUBLISHED[name]
-    document = {"$schema": DIALECT, "title": title, **schema}
-    return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return json.dumps(PUBLISHED[name](), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def write_all(directory: Path) -> None:

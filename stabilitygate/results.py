@@ -1,89 +1,131 @@
 """The typed results of measuring and judging one case: what flows from measure to judge to report.
 
 The run as a whole (`Report`, `CaseResult`, `RunFacts`) is in `stabilitygate.report.model`
-(docs/design.md §10, "Library API").
+(docs/design.md §10, "Library API"). Field names are the report JSON's keys, written and read only
+by `stabilitygate.typed_json`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Literal
 
-__all__ = ["Agreement", "CaseMeasurement", "CaseVerdict", "VerdictName"]
+from stabilitygate.against_baseline import AgainstBaseline
+from stabilitygate.metrics import Agreement, Metrics
+from stabilitygate.typed_json import JSON, Count, Flag, Number, Signed, omitted_when_default
+
+__all__ = [
+    "Agreement",
+    "AnswerCount",
+    "CaseMeasurement",
+    "CaseVerdict",
+    "ClusterPairs",
+    "CompletionCount",
+    "Diagnostics",
+    "ErrorCount",
+    "FingerprintCount",
+    "Metrics",
+    "ShownPair",
+    "UnreadableReply",
+    "VerdictName",
+]
 
 VerdictName = Literal["pass", "fail", "regressed", "warn", "new", "error", "unchanged"]
-JSON = Any  # a JSON value: what a parsed answer, a metric or a comparison entry can be
-
-METRIC_LABELS = {
-    "parsed_agreement": "agreement",
-    "semantic_agreement": "semantic agreement",
-    "mode_share": "mode share",
-}
 
 
 @dataclass(frozen=True)
-class Agreement:
-    """A case's primary agreement metric (docs/design.md, "Judging"): its name and the counts behind it."""
+class CompletionCount:
+    text: str
+    count: Count
 
-    metric: str  # parsed_agreement | semantic_agreement | mode_share
-    k: int
-    n: int
 
-    @property
-    def value(self) -> float:
-        return self.k / self.n if self.n else 0.0
+@dataclass(frozen=True)
+class AnswerCount:
+    answer: JSON  # a parsed answer: a string, a number, or a JSON field's value
+    count: Count
 
-    @property
-    def label(self) -> str:
-        return METRIC_LABELS[self.metric]
 
-    def to_json(self) -> dict[str, JSON]:
-        return {"metric": self.metric, "k": self.k, "n": self.n}
+@dataclass(frozen=True)
+class FingerprintCount:
+    fingerprint: str | None
+    count: Count
 
-    @classmethod
-    def from_json(cls, data: Mapping[str, JSON] | None) -> Agreement | None:
-        return None if data is None else cls(str(data["metric"]), int(data["k"]), int(data["n"]))
+
+@dataclass(frozen=True)
+class ErrorCount:
+    error: str
+    count: Count
+
+
+@dataclass(frozen=True)
+class ShownPair:
+    """Two completions (shortened) and their cosine."""
+
+    cosine: Signed
+    texts: tuple[str, str]
+
+
+@dataclass(frozen=True)
+class ClusterPairs:
+    """Where the clustering bar cut: the least similar pair inside a cluster, the most similar across."""
+
+    least_similar_within: ShownPair | None = omitted_when_default()
+    most_similar_across: ShownPair | None = omitted_when_default()
+
+
+@dataclass(frozen=True)
+class UnreadableReply:
+    reply: str
+    count: Count
+
+
+@dataclass(frozen=True)
+class Diagnostics:
+    """What helps a person fix an unstable case (docs/design.md §5); each key only when it applies."""
+
+    # The closest call between two tokens in the modal completion (with logprobs).
+    min_margin: Number | None = omitted_when_default()
+    min_margin_position: Count | None = omitted_when_default()
+    min_margin_token: str | None = omitted_when_default()
+    min_margin_runner_up: str | None = omitted_when_default()
+    divergence_at_min_margin: Flag | None = omitted_when_default()
+    suggestion: str | None = omitted_when_default()  # what to change in the prompt or the setup
+    cluster_pairs: ClusterPairs | None = omitted_when_default()
+    judge_error: str | None = omitted_when_default()  # the entailment judge could not answer
+    judge_unreadable: tuple[UnreadableReply, ...] = omitted_when_default(())
 
 
 @dataclass(frozen=True)
 class CaseMeasurement:
-    """Everything measured about one case (docs/design.md, "The numbers"), JSON-ready."""
+    """Everything measured about one case (docs/design.md, "The numbers")."""
 
     id: str
-    samples_requested: int
-    samples_ok: int
-    sample_errors: int
-    metrics: dict[str, JSON]  # the metric keys (+ schema_valid_share, token counts)
-    completions: list[dict[str, JSON]]  # [{"text", "count"}] by count desc, then text
-    answers: list[dict[str, JSON]]  # [{"answer", "count"}] by count desc, then answer
-    fingerprints: list[dict[str, JSON]]  # [{"fingerprint", "count"}]
-    errors: list[dict[str, JSON]] = field(default_factory=list)  # [{"error", "count"}]
-    finish_reasons: dict[str, int] = field(default_factory=dict)
-    usage: dict[str, int] = field(default_factory=dict)  # prompt_tokens, completion_tokens
-    notes: list[str] = field(default_factory=list)  # human sentences: truncation, cut completions, ...
-    diagnostics: dict[str, JSON] = field(default_factory=dict)  # logprob margins, suggestions, ...
+    samples_requested: Count
+    samples_ok: Count
+    sample_errors: Count
+    metrics: Metrics = Metrics()
+    completions: tuple[CompletionCount, ...] = ()  # by count desc, then text
+    answers: tuple[AnswerCount, ...] = ()  # by count desc, then answer
+    fingerprints: tuple[FingerprintCount, ...] = ()
+    errors: tuple[ErrorCount, ...] = ()
+    finish_reasons: Mapping[str, Count] = field(default_factory=dict)
+    usage: Mapping[str, int | None] = field(default_factory=dict)  # prompt_tokens, completion_tokens
+    notes: tuple[str, ...] = ()  # human sentences: truncation, cut completions, ...
+    diagnostics: Diagnostics = Diagnostics()
 
     @classmethod
     def nothing(cls, case_id: str, samples_requested: int) -> CaseMeasurement:
         """The measurement of a case that was never sampled."""
-        return cls(case_id, samples_requested, 0, 0, {}, [], [], [])
-
-    def to_json(self) -> dict[str, JSON]:
-        return asdict(self)
+        return cls(case_id, samples_requested, 0, 0)
 
 
 @dataclass(frozen=True)
 class CaseVerdict:
-    """The judge's word on one case: the verdict, its reasons and the comparison with the baseline."""
+    """The judge's word on one case: the verdict, its reasons and where it stands against the baseline."""
 
     id: str
     verdict: VerdictName
-    reasons: list[str]
-    baseline: dict[str, JSON] | None = None  # the comparison: baseline values, p-values, changes
+    reasons: tuple[str, ...]
+    baseline: AgainstBaseline | None = None
     primary: Agreement | None = None
-
-    def to_json(self) -> dict[str, JSON]:
-        data = asdict(self)
-        data["primary"] = self.primary.to_json() if self.primary is not None else None
-        return data

@@ -11,6 +11,7 @@ import stabilitygate
 from stabilitygate.errors import BadInput
 from stabilitygate.pipeline.options import Shard
 from stabilitygate.report.json_report import dump_report
+from stabilitygate.results import CompletionCount
 from stabilitygate.samples import Sample
 from tests.pipeline.conftest import write_suite
 from tests.support.openai_server import ScriptedOpenAI
@@ -37,7 +38,7 @@ def test_run_returns_a_report_and_writes_nothing(tmp_path: Path) -> None:
     assert [c.id for c in report.cases] == ["c0", "c1"]
     c0 = report.case("c0")
     assert c0.verdict == "new" and c0.primary is not None and (c0.primary.k, c0.primary.n) == (3, 4)
-    assert c0.measurement.completions[0] == {"text": "Queens", "count": 3}
+    assert c0.measurement.completions[0] == CompletionCount("Queens", 3)
     assert report.run.sampling is not None and report.run.sampling.requests == 8
     assert report.run.baseline.status == "missing" and report.summary.new == 2
 
@@ -128,7 +129,7 @@ def test_a_report_reads_back_into_the_same_report(tmp_path: Path) -> None:
     ("data", "where"),
     [
         ([], "the top level"),
-        ({"schema_version": 2}, "the top level"),
+        ({"schema_version": 2}, "schema_version"),
         ({"schema_version": 1, "tool": {"name": "x", "version": "1"}, "suite": {"path": "s", "name": "s"},
           "verdict": "maybe", "exit_code": 0, "summary": dict.fromkeys(COUNTS, 0), "cases": [],
           "run": {"baseline": {"path": "b", "status": "missing"}, "fail_on": "never"}}, "verdict"),

@@ -6,9 +6,9 @@ The judge computes it once per case and carries it in `CaseVerdict.primary`.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
-from stabilitygate.results import Agreement, CaseMeasurement
+from stabilitygate.results import Agreement, AnswerCount, CaseMeasurement, CompletionCount
 from stabilitygate.suite.model import ResolvedCase
 
 
@@ -19,12 +19,12 @@ def primary_agreement(case: ResolvedCase, m: CaseMeasurement) -> Agreement | Non
         return None
     if case.answer is not None:
         return Agreement("parsed_agreement", _top_count(m.answers), n)
-    semantic = m.metrics.get("semantic_agreement")
+    semantic = m.metrics.semantic_agreement
     if semantic is not None:
-        return Agreement("semantic_agreement", round(float(semantic) * n), n)
+        return Agreement("semantic_agreement", round(semantic * n), n)
     return Agreement("mode_share", _top_count(m.completions), n)
 
 
-def _top_count(rows: list[dict[str, Any]]) -> int:
+def _top_count(rows: Sequence[AnswerCount] | Sequence[CompletionCount]) -> int:
     """The count of the most common row; 0 when there is none (every parse failed)."""
-    return int(rows[0]["count"]) if rows else 0
+    return rows[0].count if rows else 0

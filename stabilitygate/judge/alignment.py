@@ -9,23 +9,32 @@ first group whose first member is the same, else opening one (docs/design.md §6
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from stabilitygate.judge.guard import Categories, aligned, rarer_now_p, testable
+from stabilitygate.typed_json import JSON
 
 Same = Callable[[Any, Any], bool]
 
 
+@dataclass(frozen=True)
+class Counted:
+    """An answer (or a completion) of a run and how many samples gave it."""
+
+    value: JSON
+    count: int
+
+
 def guard_p(
-    rows_before: Sequence[dict[str, Any]],
-    rows_now: Sequence[dict[str, Any]],
-    key: str,
+    rows_before: Sequence[Counted],
+    rows_now: Sequence[Counted],
     same: Same,
     sizes: tuple[int, int],
 ) -> float | None:
-    """The guard's p-value over counted rows ({key, "count"}); None when the runs pooled hold one answer
-    only (nothing can differ, so the test is left out of the Holm family)."""
-    groups = _groups([r[key] for r in rows_before], [r[key] for r in rows_now], same)
+    """The guard's p-value over counted rows; None when the runs pooled hold one answer only (nothing
+    can differ, so the test is left out of the Holm family)."""
+    groups = _groups([r.value for r in rows_before], [r.value for r in rows_now], same)
     categories = _categories(groups, rows_before, rows_now, *sizes)
     return rarer_now_p(categories) if testable(categories) else None
 
@@ -47,8 +56,8 @@ def _groups(before: list[Any], now: list[Any], same: Same) -> tuple[list[int], l
 
 def _categories(
     groups: tuple[list[int], list[int]],
-    rows_before: Sequence[dict[str, Any]],
-    rows_now: Sequence[dict[str, Any]],
+    rows_before: Sequence[Counted],
+    rows_now: Sequence[Counted],
     n_before: int,
     n_now: int,
 ) -> Categories:
@@ -56,7 +65,7 @@ def _categories(
     size = max([*groups[0], *groups[1], -1]) + 1
     before, now = [0] * size, [0] * size
     for g, row in zip(groups[0], rows_before, strict=True):
-        before[g] += int(row["count"])
+        before[g] += row.count
     for g, row in zip(groups[1], rows_now, strict=True):
-        now[g] += int(row["count"])
+        now[g] += row.count
     return aligned(before, now, max(n_before - sum(before), 0), max(n_now - sum(now), 0))

@@ -10,62 +10,46 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
-from typing import Any
-
-from jsonschema import Draft202012Validator
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final, Literal
 
 from stabilitygate.atomic import write_atomic
 from stabilitygate.bounded import MAX_BASELINE_BYTES
 from stabilitygate.errors import BadInput
-from stabilitygate.jsonfile import AGREEMENT_SCHEMA, COUNT_SCHEMA, check_against, read_json_file
+from stabilitygate.jsonfile import read_json_file
 from stabilitygate.judge.agreement import primary_agreement
-from stabilitygate.plain import plain
-from stabilitygate.results import Agreement, CaseMeasurement, CaseVerdict
+from stabilitygate.metrics import Agreement, Metrics
+from stabilitygate.results import AnswerCount, CaseMeasurement, CaseVerdict, CompletionCount, FingerprintCount
 from stabilitygate.suite.model import ResolvedCase
+from stabilitygate.typed_json import JSON, Count, from_json, json_schema, to_json
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Final = 1
 TOP = 5  # completions and answers kept per case: enough to show what changed, small in a diff
 
 
 @dataclass(frozen=True)
 class BaselineCase:
-    hash: str
-    samples: int  # successful samples of the recorded run (n)
-    metrics: dict[str, Any]
-    primary: dict[str, Any] | None  # {"metric", "k", "n"}
-    modal_completion: str | None
-    modal_answer: Any
-    completions: list[dict[str, Any]] = field(default_factory=list)  # top TOP, [{"text", "count"}]
-    answers: list[dict[str, Any]] = field(default_factory=list)  # top TOP, [{"answer", "count"}]
-    fingerprints: list[dict[str, Any]] = field(default_factory=list)
+    """What the baseline keeps of one recorded case."""
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "hash": self.hash,
-            "samples": self.samples,
-            "metrics": self.metrics,
-            "primary": self.primary,
-            "modal_completion": self.modal_completion,
-            "modal_answer": self.modal_answer,
-            "completions": self.completions,
-            "answers": self.answers,
-            "fingerprints": self.fingerprints,
-        }
+    hash: str
+    samples: Count  # successful samples of the recorded run (n)
+    metrics: Metrics
+    primary: Agreement | None
+    modal_completion: str | None = None
+    modal_answer: JSON = None
+    completions: tuple[CompletionCount, ...] = ()  # the top TOP
+    answers: tuple[AnswerCount, ...] = ()  # the top TOP
+    fingerprints: tuple[FingerprintCount, ...] = ()
 
 
 @dataclass(frozen=True)
 class Baseline:
-    suite: str
-    cases: dict[str, BaselineCase]
+    """The baseline file: its fields are the file's keys (docs/design.md §8, "Files")."""
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "schema_version": SCHEMA_VERSION,
-            "suite": self.suite,
-            "cases": {cid: entry.to_json() for cid, entry in self.cases.items()},
-        }
+    suite: str
+    cases: Mapping[str, BaselineCase]
+    schema_version: Literal[1] = SCHEMA_VERSION
 
 
 # --- building -----------------------------------------------------------------------------------
@@ -96,18 +80,20 @@ def baseline_from_run(
 
 
 def baseline_entry(case: ResolvedCase, m: CaseMeasurement, primary: Agreement | None) -> BaselineCase:
-    """What the baseline keeps of one measured case; floats rounded so that noise stays out of the diff."""
-    return BaselineCase(
+    """What the baseline keeps of one measured case; floats rounded as the file holds them, so that noise
+    stays out of the diff and a baseline judged in memory is the one read back."""
+    entry = BaselineCase(
         hash=case.definition_hash,
         samples=m.samples_ok,
-        metrics=plain(m.metrics),
-        primary=primary.to_json() if primary else None,
-        modal_completion=m.completions[0]["text"] if m.completions else None,
-        modal_answer=plain(m.answers[0]["answer"]) if case.answer is not None and m.answers else None,
-        completions=plain(m.completions[:TOP]),
-        answers=plain(m.answers[:TOP]),
-        fingerprints=plain(m.fingerprints),
+        metrics=m.metrics,
+        primary=primary,
+        modal_completion=m.completions[0].text if m.completions else None,
+        modal_answer=m.answers[0].answer if case.answer is not None and m.answers else None,
+        completions=m.completions[:TOP],
+        answers=m.answers[:TOP],
+        fingerprints=m.fingerprints,
     )
+    return from_json(BaselineCase, to_json(entry), what="a baseline entry", source=None)
 
 
 def merge_baselines(old: Baseline | None, new: Baseline, suite_ids: Collection[str]) -> Baseline:
@@ -125,7 +111,7 @@ def merge_baselines(old: Baseline | None, new: Baseline, suite_ids: Collection[s
 
 
 def dump_baseline(baseline: Baseline) -> str:
-    return json.dumps(baseline.to_json(), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(to_json(baseline), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
 
 def write_baseline(path: str | os.PathLike[str], baseline: Baseline) -> None:
@@ -137,49 +123,6 @@ def write_baseline(path: str | os.PathLike[str], baseline: Baseline) -> None:
 
 
 # --- reading ------------------------------------------------------------------------------------
-
-_ENTRY_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["hash", "samples", "metrics", "primary", "completions", "answers", "fingerprints"],
-    "properties": {
-        "hash": {"type": "string"},
-        "samples": COUNT_SCHEMA,
-        "metrics": {"type": "object"},
-        "primary": AGREEMENT_SCHEMA,
-        "modal_completion": {"type": ["string", "null"]},
-        "completions": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "required": ["text", "count"],
-                "properties": {"text": {"type": "string"}, "count": COUNT_SCHEMA},
-            },
-        },
-        "answers": {
-            "type": "array",
-            "items": {"type": "object", "required": ["answer", "count"], "properties": {"count": COUNT_SCHEMA}},
-        },
-        "fingerprints": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "required": ["fingerprint", "count"],
-                "properties": {"fingerprint": {"type": ["string", "null"]}, "count": COUNT_SCHEMA},
-            },
-        },
-    },
-}
-BASELINE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["schema_version", "suite", "cases"],
-    "properties": {
-        "schema_version": {"const": SCHEMA_VERSION},
-        "suite": {"type": "string"},
-        "cases": {"type": "object", "additionalProperties": _ENTRY_SCHEMA},
-    },
-}
-_VALIDATOR = Draft202012Validator(BASELINE_SCHEMA)
-
 
 _REMEDY = "re-record it with --update-baseline"
 
@@ -196,35 +139,9 @@ def read_baseline(path: str | os.PathLike[str]) -> Baseline | None:
         )
     except FileNotFoundError:
         return None
-    _validate(data, str(path))
-    return _baseline_from_json(data)
+    return from_json(Baseline, data, what="a baseline file", source=str(path))
 
 
-def _validate(data: Any, shown: str) -> None:
-    """The schema, then what a schema cannot say (k <= n); the first error by position is named."""
-    check_against(data, _VALIDATOR, what="a baseline file", source=shown)
-    for cid, entry in data["cases"].items():
-        primary = entry["primary"]
-        if primary is not None and primary["k"] > primary["n"]:
-            raise BadInput(f"not a baseline file this version can read: at cases/{cid}/primary: k > n", path=shown)
-
-
-def _baseline_from_json(data: dict[str, Any]) -> Baseline:
-    """A validated baseline document as typed data."""
-    return Baseline(
-        suite=data["suite"],
-        cases={
-            cid: BaselineCase(
-                hash=e["hash"],
-                samples=e["samples"],
-                metrics=e["metrics"],
-                primary=e["primary"],
-                modal_completion=e.get("modal_completion"),
-                modal_answer=e.get("modal_answer"),
-                completions=e["completions"],
-                answers=e["answers"],
-                fingerprints=e["fingerprints"],
-            )
-            for cid, e in data["cases"].items()
-        },
-    )
+def baseline_schema() -> dict[str, object]:
+    """The published JSON Schema of the baseline file, generated from `Baseline`."""
+    return json_schema(Baseline, title="A stabilitygate baseline (SUITE.baseline.json)")

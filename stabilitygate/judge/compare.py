@@ -7,30 +7,32 @@ corrected p is known.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
-from stabilitygate.judge.alignment import guard_p
+from stabilitygate.against_baseline import Deltas, ModalShown
+from stabilitygate.judge.alignment import Counted, guard_p
 from stabilitygate.judge.baseline import BaselineCase
 from stabilitygate.judge.stats import DropTest, drop_test
 from stabilitygate.judge.thresholds import EPSILON
 from stabilitygate.judge.wording import same_value, show
-from stabilitygate.plain import round_float, round_optional
-from stabilitygate.results import Agreement, CaseMeasurement
+from stabilitygate.metrics import Agreement, Metrics
+from stabilitygate.plain import round_float
+from stabilitygate.results import AnswerCount, CaseMeasurement, CompletionCount, FingerprintCount
 from stabilitygate.suite.model import ResolvedCase
+from stabilitygate.typed_json import JSON
 
 Similarity = Callable[[str, str], float]
 SameMeaning = Callable[[str, str], bool]
 ModalKind = Literal["answer", "completion"]  # "answer" with a parser, else "completion"
-MODAL_CHARS = 300  # of a modal completion kept in the comparison mapping
 
 
 @dataclass(frozen=True)
 class Modal:
     """The most common answer (or completion) of a run and how many samples gave it."""
 
-    value: Any
+    value: JSON
     count: int
     n: int
 
@@ -43,11 +45,8 @@ class Modal:
         """The modal for a sentence, e.g. 'B' (10/10)."""
         return f"{show(self.value)} ({self.count}/{self.n})"
 
-    def to_json(self) -> dict[str, Any]:
-        value = self.value
-        if isinstance(value, str) and len(value) > MODAL_CHARS:  # the full text is in `completions`
-            value = value[: MODAL_CHARS - 1] + "…"
-        return {"value": value, "count": self.count, "n": self.n}
+    def shown_in_report(self) -> ModalShown:
+        return ModalShown.shortened(self.value, self.count, self.n)
 
 
 @dataclass(frozen=True)
@@ -132,22 +131,6 @@ class FingerprintChange:
 
 
 @dataclass(frozen=True)
-class Deltas:
-    """Current minus baseline, for the report's table."""
-
-    unique_completions: int | None
-    agreement: float | None
-    cosine_min: float | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "unique_completions": self.unique_completions,
-            "agreement": round_optional(self.agreement),
-            "cosine_min": round_optional(self.cosine_min),
-        }
-
-
-@dataclass(frozen=True)
 class Comparison:
     """Everything measured about a case against its baseline entry, before Holm's correction."""
 
@@ -157,7 +140,7 @@ class Comparison:
     meaning: MeaningChange
     fingerprints: FingerprintChange
     deltas: Deltas
-    baseline_metrics: dict[str, Any]
+    baseline_metrics: Metrics
 
     @property
     def p_value(self) -> float | None:
@@ -180,34 +163,6 @@ class Comparison:
     @property
     def meaning_p_value(self) -> float | None:
         return self.meaning.p_value
-
-    def to_json(self) -> dict[str, Any]:
-        """The part of the report's `baseline` mapping that does not depend on Holm."""
-        a, current = self.agreement, self.agreement.current
-        return {
-            "status": "compared",
-            "hash": self.baseline_hash,
-            "metric": current.metric if current else None,
-            "k": current.k if current else None,
-            "n": current.n if current else None,
-            "baseline_k": a.baseline_k,
-            "baseline_n": a.baseline_n,
-            "test": a.test.test if a.test else None,
-            "p_value": round_optional(self.p_value),
-            "drop": round_optional(a.drop),
-            "kind": self.modal.kind,
-            "modal": self.modal.now.to_json() if self.modal.now else None,
-            "baseline_modal": self.modal.before.to_json() if self.modal.before else None,
-            "modal_cosine": round_optional(self.meaning.cosine),
-            "drift_checked": self.meaning.checked,
-            "fingerprints": list(self.fingerprints.now),
-            "baseline_fingerprints": list(self.fingerprints.before),
-            "fingerprints_changed": self.fingerprints.changed,
-            "answer_p_value": round_optional(self.answer_p_value),
-            "meaning_p_value": round_optional(self.meaning_p_value),
-            "metrics": {k: self.baseline_metrics.get(k) for k in sorted(self.baseline_metrics)},
-            "deltas": self.deltas.to_json(),
-        }
 
 
 def compare_case(
@@ -246,31 +201,30 @@ def _agreement_change(entry: BaselineCase, current: Agreement | None) -> Agreeme
     if current is None:
         return AgreementChange(None, None, None, None)
     recorded = entry.primary
-    if recorded is not None and recorded["metric"] == current.metric:
-        k, n = int(recorded["k"]), int(recorded["n"])
+    if recorded is not None and recorded.metric == current.metric:
+        k, n = recorded.k, recorded.n
         return AgreementChange(current, k, n, drop_test(k, n, current.k, current.n) if n else None)
-    value = entry.metrics.get(current.metric)
+    value = entry.metrics.number(current.metric)
     if value is None or entry.samples <= 0:
         return AgreementChange(current, None, None, None)
     # Another primary metric was recorded, but the baseline measured this one too: compare on it.
-    k, n = round(float(value) * entry.samples), entry.samples
+    k, n = round(value * entry.samples), entry.samples
     note = (
         f"compared on {current.metric}: the baseline's primary metric was "
-        f"{recorded['metric'] if recorded else 'nothing'} (was the semantic layer switched on or off?)"
+        f"{recorded.metric if recorded else 'nothing'} (was the semantic layer switched on or off?)"
     )
     return AgreementChange(current, k, n, drop_test(k, n, current.k, current.n), note)
 
 
 def _modal_change(case: ResolvedCase, m: CaseMeasurement, entry: BaselineCase, *, by_meaning: bool) -> ModalChange:
     kind: ModalKind = "answer" if case.answer is not None else "completion"
-    key = "answer" if kind == "answer" else "text"
-    rows_now = m.answers if kind == "answer" else m.completions
-    rows_before = entry.answers if kind == "answer" else entry.completions
-    now = _modal(rows_now, key, m.samples_ok)
-    before = _modal(rows_before, key, entry.samples)
+    rows_now = _answer_rows(m.answers) if kind == "answer" else _text_rows(m.completions)
+    rows_before = _answer_rows(entry.answers) if kind == "answer" else _text_rows(entry.completions)
+    now = _modal(rows_now, m.samples_ok)
+    before = _modal(rows_before, entry.samples)
     p_value = None
     if before is not None and m.samples_ok > 0 and not by_meaning:
-        p_value = guard_p(rows_before, rows_now, key, same_value, (entry.samples, m.samples_ok))
+        p_value = guard_p(rows_before, rows_now, same_value, (entry.samples, m.samples_ok))
     return ModalChange(kind, now, before, p_value, by_meaning)
 
 
@@ -283,7 +237,7 @@ def _meaning_change(
 ) -> MeaningChange:
     checked = _drift_checkable(m, entry)
     cosine = _modal_cosine(m, entry, similarity)
-    text_now = m.completions[0]["text"] if m.completions else None
+    text_now = m.completions[0].text if m.completions else None
     text_before = entry.modal_completion
     # A parsed case's answer is judged by the answer change, not by the meaning of its text.
     if same_meaning is None or text_now is None or text_before is None or case.answer is not None:
@@ -291,19 +245,28 @@ def _meaning_change(
     same = same_meaning(text_now, text_before)
     if not entry.completions or m.samples_ok == 0:
         return MeaningChange(cosine, checked, None, same)
-    p_value = guard_p(entry.completions, m.completions, "text", same_meaning, (entry.samples, m.samples_ok))
+    sizes = (entry.samples, m.samples_ok)
+    p_value = guard_p(_text_rows(entry.completions), _text_rows(m.completions), same_meaning, sizes)
     return MeaningChange(cosine, checked, p_value, same)
 
 
-def _modal(rows: list[dict[str, Any]], key: str, n: int) -> Modal | None:
+def _answer_rows(rows: Sequence[AnswerCount]) -> list[Counted]:
+    return [Counted(r.answer, r.count) for r in rows]
+
+
+def _text_rows(rows: Sequence[CompletionCount]) -> list[Counted]:
+    return [Counted(r.text, r.count) for r in rows]
+
+
+def _modal(rows: Sequence[Counted], n: int) -> Modal | None:
     if not rows or n <= 0:
         return None
-    return Modal(rows[0][key], int(rows[0]["count"]), n)
+    return Modal(rows[0].value, rows[0].count, n)
 
 
 def _modal_cosine(m: CaseMeasurement, entry: BaselineCase, similarity: Similarity | None) -> float | None:
     """Cosine of the two modal completions; identical texts need no model."""
-    text_now = m.completions[0]["text"] if m.completions else None
+    text_now = m.completions[0].text if m.completions else None
     text_before = entry.modal_completion
     if text_now is None or text_before is None:
         return None
@@ -321,28 +284,27 @@ def _drift_checkable(m: CaseMeasurement, entry: BaselineCase) -> bool:
     )
 
 
-def _majority_meaning(metrics: dict[str, Any], n: int, completions: list[dict[str, Any]]) -> bool:
-    semantic = metrics.get("semantic_agreement")
-    if semantic is not None:
-        return float(semantic) > 0.5
-    return bool(completions) and n > 0 and int(completions[0]["count"]) * 2 > n
+def _majority_meaning(metrics: Metrics, n: int, completions: Sequence[CompletionCount]) -> bool:
+    if metrics.semantic_agreement is not None:
+        return metrics.semantic_agreement > 0.5
+    return bool(completions) and n > 0 and completions[0].count * 2 > n
 
 
-def _fingerprints(rows: list[dict[str, Any]]) -> tuple[str, ...]:
-    return tuple(sorted(str(f["fingerprint"]) for f in rows if f.get("fingerprint")))
+def _fingerprints(rows: Sequence[FingerprintCount]) -> tuple[str, ...]:
+    return tuple(sorted(f.fingerprint for f in rows if f.fingerprint))
 
 
 def _deltas(m: CaseMeasurement, entry: BaselineCase, agreement: AgreementChange) -> Deltas:
-    unique = _difference(m.metrics.get("unique_completions"), entry.metrics.get("unique_completions"))
+    unique = _difference(m.metrics.unique_completions, entry.metrics.unique_completions)
     current, before = agreement.current, agreement.before
     return Deltas(
         unique_completions=int(round_float(unique)) if unique is not None else None,
         agreement=current.value - before if current is not None and before is not None else None,
-        cosine_min=_difference(m.metrics.get("cosine_min"), entry.metrics.get("cosine_min")),
+        cosine_min=_difference(m.metrics.cosine_min, entry.metrics.cosine_min),
     )
 
 
-def _difference(now: Any, before: Any) -> float | None:
+def _difference(now: float | None, before: float | None) -> float | None:
     if now is None or before is None:
         return None
-    return float(now) - float(before)
+    return now - before

@@ -1,18 +1,18 @@
-"""What a case's comparison means once Holm's correction is known: its findings and report mapping.
+"""What a case's comparison means once Holm's correction is known: its findings and report record.
 
 `conclude` turns a `Comparison` (judge.compare) and its Holm-corrected p-values into the sentences
-of the case's reasons, each carrying its numbers, and into the report's `baseline` mapping.
+of the case's reasons, each carrying its numbers; `Conclusion.record` into the report's `Compared`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from stabilitygate.against_baseline import Compared
 from stabilitygate.judge.compare import AgreementChange, Comparison, FingerprintChange, MeaningChange, ModalChange
+from stabilitygate.judge.stages import StageFacts
 from stabilitygate.judge.thresholds import EPSILON
 from stabilitygate.judge.wording import p_after_and_before_holm, p_after_holm, p_phrase
-from stabilitygate.plain import round_optional
 from stabilitygate.suite.model import Regression
 
 
@@ -54,19 +54,45 @@ class Conclusion:
         second = [f.sentence for f in self.findings if f.warning and not f.regression]
         return first + second + [f.sentence for f in self.findings if not (f.regression or f.warning)]
 
-    def to_json(self) -> dict[str, Any]:
-        """The report's `baseline` mapping of a compared case."""
-        return {
-            **self.comparison.to_json(),
-            "p_holm": round_optional(self.p_holm),
-            "holm_family": self.family,
-            "dropped": self.dropped,
-            "answer_changed": self.comparison.modal.changed,
-            "answer_p_holm": round_optional(self.answer_p_holm),
-            "meaning_p_holm": round_optional(self.meaning_p_holm),
-            "semantic_drift": self.semantic_drift,
-            "warned": self.warned,
-        }
+    def record(self, stage: StageFacts | None) -> Compared:
+        """The report's record of the compared case (its `baseline` key)."""
+        c, a, current = self.comparison, self.comparison.agreement, self.comparison.agreement.current
+        return Compared(
+            hash=c.baseline_hash,
+            metric=current.metric if current else None,
+            k=current.k if current else None,
+            n=current.n if current else None,
+            baseline_k=a.baseline_k,
+            baseline_n=a.baseline_n,
+            test=a.test.test if a.test else None,
+            p_value=c.p_value,
+            p_holm=self.p_holm,
+            drop=a.drop,
+            dropped=self.dropped,
+            holm_family=self.family,
+            kind=c.modal.kind,
+            modal=c.modal.now.shown_in_report() if c.modal.now else None,
+            baseline_modal=c.modal.before.shown_in_report() if c.modal.before else None,
+            answer_changed=c.modal.changed,
+            answer_p_value=c.answer_p_value,
+            answer_p_holm=self.answer_p_holm,
+            modal_cosine=c.meaning.cosine,
+            drift_checked=c.meaning.checked,
+            semantic_drift=self.semantic_drift,
+            meaning_p_value=c.meaning_p_value,
+            meaning_p_holm=self.meaning_p_holm,
+            fingerprints=c.fingerprints.now,
+            baseline_fingerprints=c.fingerprints.before,
+            fingerprints_changed=c.fingerprints.changed,
+            warned=self.warned,
+            metrics=c.baseline_metrics,
+            deltas=c.deltas,
+            stage=stage.stage if stage else None,
+            stages=stage.sizes if stage else None,
+            detectable_drop=stage.detectable_drop if stage else None,
+            power_level=stage.power_level if stage else None,
+            suite_baseline_samples=stage.suite_baseline_samples if stage else None,
+        )
 
 
 def conclude(

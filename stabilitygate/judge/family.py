@@ -11,15 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from stabilitygate.against_baseline import StageSizes
 from stabilitygate.judge.compare import Comparison
 from stabilitygate.judge.conclusion import HolmValues
 from stabilitygate.judge.discrete import FamilyDecision, FamilyTest, first_level, step_down
 from stabilitygate.judge.power import detectable_drop
-from stabilitygate.judge.stages import StageDesign, combined_p, combined_p_min
+from stabilitygate.judge.stages import StageDesign, StageFacts, StageName, combined_p, combined_p_min
 from stabilitygate.judge.stats import drop_test
-from stabilitygate.plain import round_optional
 from stabilitygate.suite.model import Regression
 
 
@@ -141,12 +140,12 @@ def _p_mins(case: CaseTests) -> dict[str, tuple[float, float]]:
         )
     answer = guard_p_min(before.count, before.n) if before is not None else 0.0
     # The meaning rule fails a case only when the baseline held one majority meaning.
-    shared = case.final.baseline_metrics.get("semantic_agreement")
-    meaning = 1.0 if shared is not None and float(shared) <= 0.5 else 0.0
+    shared = case.final.baseline_metrics.semantic_agreement
+    meaning = 1.0 if shared is not None and shared <= 0.5 else 0.0
     return {"drop": drop, "answer": (answer, answer), "meaning": (meaning, meaning)}
 
 
-def stage_mapping(case: CaseTests, family: Family, regression: Regression) -> dict[str, Any]:
+def stage_facts(case: CaseTests, family: Family, regression: Regression) -> StageFacts:
     """The report's record of the case's stages and of the drop it could see (docs/design.md §6)."""
     current, a = case.final.agreement.current, case.final.agreement
     design = case.design
@@ -155,11 +154,11 @@ def stage_mapping(case: CaseTests, family: Family, regression: Regression) -> di
     drop = None
     if a.baseline_k is not None and a.baseline_n:
         drop = detectable_drop(a.baseline_k, a.baseline_n, design, family.first_level, regression.min_drop)
-    stage = "look" if case.looked else ("second" if case.first is not None else "first")
-    return {
-        "stage": stage,
-        "stages": {"samples": case.design.first, "max_samples": case.design.last, "look": case.design.look},
-        "detectable_drop": round_optional(drop),
-        "power_level": round_optional(family.first_level),
-        "suite_baseline_samples": case.baseline_samples,
-    }
+    stage: StageName = "look" if case.looked else ("second" if case.first is not None else "first")
+    return StageFacts(
+        stage=stage,
+        sizes=StageSizes(samples=case.design.first, max_samples=case.design.last, look=case.design.look),
+        detectable_drop=drop,
+        power_level=family.first_level,
+        suite_baseline_samples=case.baseline_samples,
+    )

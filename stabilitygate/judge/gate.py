@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal, get_args
 
 from stabilitygate.errors import EXIT_CANNOT_MEASURE, EXIT_FAIL, EXIT_PASS, BadInput
@@ -42,15 +43,28 @@ def exit_code(verdicts: Sequence[CaseVerdict], fail_on: str, *, could_not_measur
     return EXIT_FAIL if names & FAILING[fail_on] else EXIT_PASS
 
 
-def verdict_counts(verdicts: Sequence[CaseVerdict]) -> dict[str, int]:
+@dataclass(frozen=True)
+class VerdictCounts:
+    """The summary's counts of cases by verdict."""
+
+    cases: int
+    passed: int
+    failed: int
+    regressed: int
+    warned: int
+    new: int
+    errors: int
+
+
+def verdict_counts(verdicts: Sequence[CaseVerdict]) -> VerdictCounts:
     """The summary's counts: cases, passed, failed, regressed, warned, new, errors."""
     counts = Counter(v.verdict for v in verdicts)
-    return {
-        "cases": len(verdicts),
-        "passed": counts["pass"],
-        "failed": counts["fail"],
-        "regressed": counts["regressed"],
-        "warned": counts["warn"],
-        "new": counts["new"],
-        "errors": counts["error"],
-    }
+    return VerdictCounts(
+        cases=len(verdicts),
+        passed=counts["pass"],
+        failed=counts["fail"],
+        regressed=counts["regressed"],
+        warned=counts["warn"],
+        new=counts["new"],
+        errors=counts["error"],
+    )

@@ -19,12 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
+from stabilitygate.against_baseline import StageSizes
 from stabilitygate.judge.wording import same_value
 from stabilitygate.results import CaseMeasurement
 from stabilitygate.suite.model import ResolvedCase
 from stabilitygate.suite.sizes import max_size
+from stabilitygate.typed_json import JSON
 
 #: Share of each test's level spent on the first stage's p-value; the rest goes to the second's.
 FIRST_STAGE_WEIGHT = 0.3
@@ -36,6 +38,17 @@ MIN_LOOK = 5
 
 StageName = Literal["look", "first", "second"]
 Next = Literal["stop", "more"]
+
+
+@dataclass(frozen=True)
+class StageFacts:
+    """How a compared case was sampled, and the smallest drop it could catch (the report's record)."""
+
+    stage: StageName
+    sizes: StageSizes
+    detectable_drop: float | None
+    power_level: float
+    suite_baseline_samples: int | None
 
 
 @dataclass(frozen=True)
@@ -91,7 +104,7 @@ def combined_p_min(design: StageDesign, p_min_first: float, p_min_last: float) -
     return min(1.0, p_min_first / design.weight, p_min_last / (1 - design.weight))
 
 
-def look_says_unchanged(answers: Sequence[Any], baseline_answer: Any, look: int) -> bool:
+def look_says_unchanged(answers: Sequence[JSON], baseline_answer: JSON, look: int) -> bool:
     """Every one of the first `look` samples (in index order) gave the baseline's most common
     answer, or with no parser its most common completion; a failed sample is None."""
     return len(answers) >= look and all(a is not None and same_value(a, baseline_answer) for a in answers[:look])

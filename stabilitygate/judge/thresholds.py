@@ -53,10 +53,10 @@ def _top_error(m: CaseMeasurement) -> str:
     if not m.errors:
         return ""
     top = m.errors[0]
-    text = " ".join(str(top.get("error", "")).split())
+    text = " ".join(top.error.split())
     if len(text) > 160:
         text = text[:159] + "…"
-    return f" (most common error, {top.get('count', '?')}x: {text})"
+    return f" (most common error, {top.count}x: {text})"
 
 
 # --- thresholds -----------------------------------------------------------------------------------
@@ -115,8 +115,7 @@ def _limits(t: Thresholds, m: CaseMeasurement, primary: Agreement | None) -> lis
 
 
 def _measured(m: CaseMeasurement, metric: str) -> float | None:
-    value = m.metrics.get(metric)
-    return None if value is None else float(value)
+    return m.metrics.number(metric)
 
 
 def _max_unique(t: Thresholds, m: CaseMeasurement) -> Limit | None:
@@ -139,7 +138,7 @@ def _max_unique(t: Thresholds, m: CaseMeasurement) -> Limit | None:
 def _min_mode_share(t: Thresholds, m: CaseMeasurement) -> Limit | None:
     if t.min_mode_share is None:
         return None
-    counts = f"{int(m.completions[0]['count']) if m.completions else 0}/{m.samples_ok}"
+    counts = f"{m.completions[0].count if m.completions else 0}/{m.samples_ok}"
     return Limit(
         "min_mode_share",
         t.min_mode_share,

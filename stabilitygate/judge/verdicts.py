@@ -6,21 +6,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
+from stabilitygate.against_baseline import AgainstBaseline, NotCompared, NotComparedStatus
 from stabilitygate.judge.agreement import primary_agreement
 from stabilitygate.judge.baseline import Baseline, BaselineCase
 from stabilitygate.judge.compare import Comparison, SameMeaning, Similarity, compare_case
 from stabilitygate.judge.conclusion import Conclusion, HolmValues, conclude
-from stabilitygate.judge.family import CaseTests, run_family, stage_mapping
-from stabilitygate.judge.stages import StagedRun, design_for
+from stabilitygate.judge.family import CaseTests, run_family, stage_facts
+from stabilitygate.judge.stages import StagedRun, StageFacts, design_for
 from stabilitygate.judge.thresholds import ThresholdCheck, check_thresholds, measurement_error
 from stabilitygate.judge.wording import update_hint
 from stabilitygate.results import Agreement, CaseMeasurement, CaseVerdict, VerdictName
 from stabilitygate.suite.model import Regression, ResolvedCase
 from stabilitygate.suite.sizes import baseline_size
 
-BaselineStatus = Literal["compared", "no_baseline", "missing", "changed", "not_measured"]
+BaselineStatus = NotComparedStatus | Literal["compared"]
 
 NOT_MEASURED = "the case was not measured (the run stopped before it)"
 CHANGED = f"the case changed since the baseline (prompt, model, params or parser): {update_hint()}"
@@ -77,7 +78,7 @@ def judge_cases(
     tests = [_case_tests(plan, baseline, similarity, meaning, stages) for plan in plans]
     family = run_family(tests, regression)
     return [
-        _verdict(plan, holm, family.size, regression, stage_mapping(t, family, regression) if t else {})
+        _verdict(plan, holm, family.size, regression, stage_facts(t, family, regression) if t else None)
         for plan, holm, t in zip(plans, family.adjusted, tests, strict=True)
     ]
 
@@ -143,15 +144,15 @@ def _baseline_status(case: ResolvedCase, baseline: Baseline | None, entry: Basel
 
 def _headline(m: CaseMeasurement, primary: Agreement | None) -> str:
     """One sentence with the case's headline numbers."""
-    unique = m.metrics.get("unique_completions")
+    unique = m.metrics.unique_completions
     parts = []
     if unique is not None:
         parts.append(f"{unique} unique completion{'s' if unique != 1 else ''} in {m.samples_ok} samples")
     if primary is not None:
         parts.append(f"{primary.label} {primary.k}/{primary.n}")
-    cosine = m.metrics.get("cosine_min")
+    cosine = m.metrics.cosine_min
     if cosine is not None:
-        parts.append(f"min cosine {float(cosine):.3f}")
+        parts.append(f"min cosine {cosine:.3f}")
     if m.sample_errors:
         parts.append(f"{m.sample_errors} failed sample{'s' if m.sample_errors != 1 else ''}")
     return "measured: " + ", ".join(parts) if parts else "measured: no numbers"
@@ -160,19 +161,23 @@ def _headline(m: CaseMeasurement, primary: Agreement | None) -> str:
 # --- after Holm ---------------------------------------------------------------------------------
 
 
-def _verdict(plan: _Plan, holm: HolmValues, family: int, regression: Regression, stage: dict[str, Any]) -> CaseVerdict:
+def _verdict(
+    plan: _Plan, holm: HolmValues, family: int, regression: Regression, stage: StageFacts | None
+) -> CaseVerdict:
     if isinstance(plan, _Unmeasured):
-        mapping = _status_mapping("not_measured", plan.baseline_hash, plan.case)
-        return CaseVerdict(plan.case.id, "error", [plan.error], mapping, primary=plan.primary)
+        unmeasured = _not_compared("not_measured", plan.baseline_hash, plan.case)
+        return CaseVerdict(plan.case.id, "error", (plan.error,), unmeasured, primary=plan.primary)
     conclusion = None
     if plan.comparison is not None:
         conclusion = conclude(plan.comparison, regression, holm=holm, family=family)
     verdict, reasons = _decide(plan, conclusion)
+    record: AgainstBaseline
     if conclusion is not None:
-        mapping = {**conclusion.to_json(), **stage}
+        record = conclusion.record(stage)
     else:
-        mapping = _status_mapping(plan.status, plan.baseline_hash, plan.case)
-    return CaseVerdict(plan.case.id, verdict, reasons, mapping, primary=plan.primary)
+        assert plan.status != "compared"  # a compared plan always has its comparison
+        record = _not_compared(plan.status, plan.baseline_hash, plan.case)
+    return CaseVerdict(plan.case.id, verdict, tuple(reasons), record, primary=plan.primary)
 
 
 def _decide(plan: _Measured, conclusion: Conclusion | None) -> tuple[VerdictName, list[str]]:
@@ -193,11 +198,6 @@ def _decide(plan: _Measured, conclusion: Conclusion | None) -> tuple[VerdictName
     return "pass", [*found, *tail]
 
 
-def _status_mapping(status: BaselineStatus, baseline_hash: str | None, case: ResolvedCase) -> dict[str, Any]:
-    """The report's `baseline` mapping of a case that was not compared."""
-    mapping: dict[str, Any] = {"status": status}
-    if baseline_hash is not None:
-        mapping["hash"] = baseline_hash
-    if status == "changed":
-        mapping["current_hash"] = case.definition_hash
-    return mapping
+def _not_compared(status: NotComparedStatus, baseline_hash: str | None, case: ResolvedCase) -> NotCompared:
+    """The report's record of a case that was not compared."""
+    return NotCompared(status, baseline_hash, case.definition_hash if status == "changed" else None)

@@ -8,7 +8,9 @@ The report's markdown prints p-values and the update hint too: it calls `p_numbe
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Literal
+
+from stabilitygate.typed_json import JSON
 
 #: The flag and the Action input that record a new baseline.
 UPDATE_FLAG = "--update-baseline"
@@ -17,7 +19,7 @@ UPDATE_INPUT = "update-baseline: true"
 HintSurface = Literal["reason", "markdown"]
 
 
-def same_value(a: Any, b: Any) -> bool:
+def same_value(a: JSON, b: JSON) -> bool:
     """Answers are equal when their canonical JSON is, or when both are the same number."""
     numbers = (int, float)
     if isinstance(a, numbers) and isinstance(b, numbers) and not isinstance(a, bool) and not isinstance(b, bool):
@@ -25,11 +27,11 @@ def same_value(a: Any, b: Any) -> bool:
     return _canonical(a) == _canonical(b)
 
 
-def _canonical(value: Any) -> str:
+def _canonical(value: JSON) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-def show(value: Any, limit: int = 80) -> str:
+def show(value: JSON, limit: int = 80) -> str:
     """An answer or completion for a sentence: one line, quoted, cut when long."""
     text = value if isinstance(value, str) else _canonical(value)
     text = " ".join(text.split()) if isinstance(value, str) else text

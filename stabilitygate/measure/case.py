@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from stabilitygate.measure.agreement import (
@@ -14,15 +15,24 @@ from stabilitygate.measure.agreement import (
     ranked,
     raw_metrics,
 )
-from stabilitygate.measure.diagnostics import near_tie, near_tie_json, suggestion
+from stabilitygate.measure.diagnostics import near_tie, near_tie_diagnostics, suggestion
 from stabilitygate.measure.embedder import TextEmbedder
 from stabilitygate.measure.meaning import JudgmentLookup
 from stabilitygate.measure.parsers import ParsedAnswer
 from stabilitygate.measure.semantic_metrics import semantic_metrics
 from stabilitygate.measure.tokens import divergence_token
-from stabilitygate.results import CaseMeasurement
+from stabilitygate.metrics import Metrics
+from stabilitygate.results import (
+    AnswerCount,
+    CaseMeasurement,
+    CompletionCount,
+    Diagnostics,
+    ErrorCount,
+    FingerprintCount,
+)
 from stabilitygate.samples import Sample
 from stabilitygate.suite.model import ResolvedCase
+from stabilitygate.typed_json import JSON
 
 METRIC_KEYS = (
     "unique_completions",
@@ -77,15 +87,14 @@ def _diagnostics(
     ok: Sequence[Sample],
     counts: Mapping[str, int],
     parsed: Mapping[str, ParsedAnswer] | None,
-    answers: list[tuple[Any, int]],
+    answers: list[tuple[JSON, int]],
     divergence: int | None,
-) -> dict[str, Any]:
+) -> Diagnostics:
     if not ok:
-        return {}
+        return Diagnostics()
     modal = ranked(counts)[0][0]
     carrier = next((s for s in ok if s.text == modal and s.logprobs), None)
     tie = near_tie(carrier.logprobs or (), modal, divergence) if carrier is not None else None
-    diagnostics: dict[str, Any] = near_tie_json(tie) if tie is not None else {}
     failures = sum(n for text, n in counts.items() if parsed is not None and not parsed[text].ok)
     advice = suggestion(
         samples_ok=len(ok),
@@ -96,9 +105,7 @@ def _diagnostics(
         first_parse_error=_first_parse_error(parsed),
         tie=tie,
     )
-    if advice is not None:
-        diagnostics["suggestion"] = advice
-    return diagnostics
+    return replace(near_tie_diagnostics(tie), suggestion=advice)
 
 
 def embed_ahead(embedder: TextEmbedder, samples: Iterable[Sample]) -> int:
@@ -138,7 +145,7 @@ def measure_case(
     metrics: dict[str, Any] = dict.fromkeys(METRIC_KEYS)
     metrics.update(raw_metrics(counts))
     parsed = parse_texts(case.answer, counts) if case.answer is not None else None
-    answers: list[tuple[Any, int]] = []
+    answers: list[tuple[JSON, int]] = []
     if case.answer is not None and parsed is not None:
         metrics.update(parsed_metrics(case.answer, parsed, counts))
         answers = ranked(answer_counts(parsed, counts))
@@ -171,16 +178,17 @@ def measure_case(
         samples_requested=requested,
         samples_ok=total,
         sample_errors=len(failed),
-        metrics=metrics,
-        completions=[{"text": t, "count": n} for t, n in ranked(counts)],
-        answers=[{"answer": a, "count": n} for a, n in answers],
-        fingerprints=[{"fingerprint": f, "count": n} for f, n in ranked(fingerprints)],
-        errors=[{"error": e, "count": n} for e, n in ranked(errors)],
+        metrics=Metrics(**metrics),
+        completions=tuple(CompletionCount(t, n) for t, n in ranked(counts)),
+        answers=tuple(AnswerCount(a, n) for a, n in answers),
+        fingerprints=tuple(FingerprintCount(f, n) for f, n in ranked(fingerprints)),
+        errors=tuple(ErrorCount(e, n) for e, n in ranked(errors)),
         finish_reasons=dict(sorted(count_texts(s.finish_reason for s in ok if s.finish_reason).items())),
         usage=usage,
-        notes=notes,
-        diagnostics={
-            **_diagnostics(case, ok, counts, parsed, answers, divergence),
-            **(semantic.diagnostics if semantic is not None else {}),
-        },
+        notes=tuple(notes),
+        diagnostics=replace(
+            _diagnostics(case, ok, counts, parsed, answers, divergence),
+            cluster_pairs=semantic.cluster_pairs if semantic is not None else None,
+            judge_error=semantic.judge_error if semantic is not None else None,
+        ),
     )

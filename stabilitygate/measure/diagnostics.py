@@ -14,6 +14,8 @@ from typing import Any
 
 from stabilitygate.measure.tokens import token_spans
 from stabilitygate.plain import round_float
+from stabilitygate.results import Diagnostics
+from stabilitygate.typed_json import JSON
 
 
 @dataclass(frozen=True)
@@ -82,14 +84,17 @@ def near_tie(logprobs: Sequence[Sequence[Any]], text: str, divergence: int | Non
     )
 
 
-def near_tie_json(tie: NearTie) -> dict[str, Any]:
-    return {
-        "min_margin": tie.margin,
-        "min_margin_position": tie.position,
-        "min_margin_token": tie.token,
-        "min_margin_runner_up": tie.runner_up,
-        "divergence_at_min_margin": tie.divergence_at_tie,
-    }
+def near_tie_diagnostics(tie: NearTie | None) -> Diagnostics:
+    """The report's diagnostics of the closest call (none without one)."""
+    if tie is None:
+        return Diagnostics()
+    return Diagnostics(
+        min_margin=tie.margin,
+        min_margin_position=tie.position,
+        min_margin_token=tie.token,
+        min_margin_runner_up=tie.runner_up,
+        divergence_at_min_margin=tie.divergence_at_tie,
+    )
 
 
 def suggestion(
@@ -97,7 +102,7 @@ def suggestion(
     samples_ok: int,
     unique_completions: int,
     parser: str | None,
-    answers: Sequence[tuple[Any, int]],
+    answers: Sequence[tuple[JSON, int]],
     parse_failures: int,
     first_parse_error: str | None,
     tie: NearTie | None,

@@ -24,6 +24,7 @@ from stabilitygate.measure.canonical import NoAnswer, canonical_json, canonical_
 from stabilitygate.measure.choice import choice_matcher
 from stabilitygate.measure.numbers import read_number
 from stabilitygate.suite.model import AnswerSpec
+from stabilitygate.typed_json import JSON
 
 _MAX_JSON_ATTEMPTS = 2000  # start positions tried when hunting for JSON inside prose
 
@@ -31,7 +32,7 @@ _MAX_JSON_ATTEMPTS = 2000  # start positions tried when hunting for JSON inside 
 @dataclass(frozen=True)
 class ParsedAnswer:
     ok: bool
-    value: Any = None  # JSON-able canonical value; None when not ok
+    value: JSON = None  # the canonical value; None when not ok
     error: str | None = None  # why it did not parse (or failed the schema)
     schema_valid: bool | None = None  # None when the spec has no schema
 

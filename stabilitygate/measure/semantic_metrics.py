@@ -22,9 +22,9 @@ from stabilitygate.measure.semantic import (
     semantic_entropy,
 )
 from stabilitygate.plain import round_float, round_optional
+from stabilitygate.results import ClusterPairs, ShownPair
 from stabilitygate.suite.model import ResolvedCase
 
-JUDGE_ERROR = "judge_error"  # the diagnostics key of a case whose judge could not answer
 SHOWN_CHARS = 80  # of each text of a cosine pair in the report
 
 
@@ -32,7 +32,8 @@ SHOWN_CHARS = 80  # of each text of a cosine pair in the report
 class SemanticResult:
     metrics: dict[str, Any]
     notes: list[str] = field(default_factory=list)
-    diagnostics: dict[str, Any] = field(default_factory=dict)
+    cluster_pairs: ClusterPairs | None = None  # where the cosine bar cut
+    judge_error: str | None = None  # why the entailment judge could not answer
 
 
 def semantic_metrics(
@@ -46,7 +47,8 @@ def semantic_metrics(
     weights = [counts[t] for t in distinct]
     metrics: dict[str, Any] = {}
     notes: list[str] = []
-    diagnostics: dict[str, Any] = {}
+    pairs: ClusterPairs | None = None
+    judge_error: str | None = None
     sizes: list[int] | None = None
     if embedder is not None:
         vectors = embedder.embed(distinct)
@@ -62,12 +64,12 @@ def semantic_metrics(
             sizes = _sizes(labels, weights)
             edges = cluster_edges(vectors, labels)
             metrics.update(_edge_metrics(edges))
-            diagnostics.update(_edge_diagnostics(edges, distinct))
+            pairs = _cluster_pairs(edges, distinct)
     if meaning is not None:
         try:
             sizes = sizes_of(cluster_by_judgments(counts, meaning), counts)
         except MissingJudgment as missing:
-            diagnostics[JUDGE_ERROR] = f"the entailment judge could not answer: {missing}"
+            judge_error = f"the entailment judge could not answer: {missing}"
     if sizes is not None:
         total = sum(weights)
         metrics.update(
@@ -75,7 +77,7 @@ def semantic_metrics(
             semantic_agreement=round_optional(max(sizes) / total),
             semantic_entropy=round_float(semantic_entropy(sizes)),
         )
-    return SemanticResult(metrics, notes, diagnostics)
+    return SemanticResult(metrics, notes, pairs, judge_error)
 
 
 def _sizes(labels: list[int], weights: list[int]) -> list[int]:
@@ -93,17 +95,16 @@ def _edge_metrics(edges: ClusterEdges) -> dict[str, float | None]:
     }
 
 
-def _edge_diagnostics(edges: ClusterEdges, distinct: list[str]) -> dict[str, Any]:
+def _cluster_pairs(edges: ClusterEdges, distinct: list[str]) -> ClusterPairs | None:
     """The two pairs with their texts shortened (the full texts are in `completions`)."""
-    shown: dict[str, Any] = {}
-    for key, pair in (("least_similar_within", edges.least_within), ("most_similar_across", edges.most_across)):
-        if pair is not None:
-            shown[key] = _pair_json(pair, distinct)
-    return {"cluster_pairs": shown} if shown else {}
+    within, across = _shown(edges.least_within, distinct), _shown(edges.most_across, distinct)
+    return ClusterPairs(within, across) if within or across else None
 
 
-def _pair_json(pair: CosinePair, distinct: list[str]) -> dict[str, Any]:
-    return {"cosine": round_float(pair.cosine), "texts": [_short(distinct[pair.first]), _short(distinct[pair.second])]}
+def _shown(pair: CosinePair | None, distinct: list[str]) -> ShownPair | None:
+    if pair is None:
+        return None
+    return ShownPair(pair.cosine, (_short(distinct[pair.first]), _short(distinct[pair.second])))
 
 
 def _short(text: str) -> str:

@@ -15,10 +15,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from stabilitygate.against_baseline import NotCompared
 from stabilitygate.judge.baseline import Baseline, BaselineCase
 from stabilitygate.pipeline.score import ScoredSamples
 from stabilitygate.report.model import CaseResult
-from stabilitygate.results import Agreement, CaseMeasurement
+from stabilitygate.results import CaseMeasurement
 from stabilitygate.suite.load import LoadedSuite
 from stabilitygate.suite.model import ResolvedCase
 
@@ -68,15 +69,14 @@ def pick_canaries(case_ids: Sequence[str], count: int, commit: str) -> list[str]
 
 def unchanged_result(case: ResolvedCase, entry: BaselineCase) -> CaseResult:
     """The report row of a case that was not re-measured: its baseline figures, verdict `unchanged`."""
-    return CaseResult(
-        id=case.id,
+    return CaseResult.of(
+        baseline_measurement(case, entry),
         line=case.line,
         hash=case.definition_hash,
         verdict="unchanged",
         reasons=(NOT_REMEASURED,),
-        measurement=baseline_measurement(case, entry),
-        primary=Agreement.from_json(entry.primary),
-        comparison={"status": "unchanged", "hash": entry.hash},
+        primary=entry.primary,
+        baseline=NotCompared("unchanged", entry.hash),
     )
 
 
@@ -87,10 +87,10 @@ def baseline_measurement(case: ResolvedCase, entry: BaselineCase) -> CaseMeasure
         samples_requested=entry.samples,
         samples_ok=entry.samples,
         sample_errors=0,
-        metrics=dict(entry.metrics),
-        completions=list(entry.completions),
-        answers=list(entry.answers),
-        fingerprints=list(entry.fingerprints),
+        metrics=entry.metrics,
+        completions=entry.completions,
+        answers=entry.answers,
+        fingerprints=entry.fingerprints,
     )
 
 

@@ -165,12 +165,11 @@ def with_unchanged(
     order = [c.id for c in loaded.suite.cases if c.id in rows]
     everything = [*cases, *(case for case, _ in unchanged)]
     figures = [*measurements, *(baseline_measurement(case, entry) for case, entry in unchanged)]
-    summary = replace(report.summary, cases=report.summary.cases + len(unchanged)).with_numbers(
-        {
-            **suite_summary(figures, everything),
-            "unchanged": len(unchanged),
-            "requests_saved": sum(case.samples for case, _ in unchanged),
-        }
+    summary = replace(
+        report.summary.with_numbers(suite_summary(figures, everything)),
+        cases=report.summary.cases + len(unchanged),
+        unchanged=len(unchanged),
+        requests_saved=sum(case.samples for case, _ in unchanged),
     )
     return replace(report, cases=tuple(rows[cid] for cid in order), summary=summary)
 
@@ -212,7 +211,7 @@ def with_pipeline_notes(
     fingerprint = fingerprint_note(case.provider.type)
     if fingerprint:
         notes.append(fingerprint)
-    return measurement if notes == measurement.notes else replace(measurement, notes=notes)
+    return measurement if len(notes) == len(measurement.notes) else replace(measurement, notes=tuple(notes))
 
 
 def record_baseline(

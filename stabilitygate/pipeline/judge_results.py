@@ -10,8 +10,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from stabilitygate.against_baseline import NotCompared
 from stabilitygate.report.judge_facts import JudgeFacts
-from stabilitygate.results import CaseMeasurement, CaseVerdict
+from stabilitygate.results import CaseMeasurement, CaseVerdict, UnreadableReply
 
 if TYPE_CHECKING:
     from stabilitygate.pipeline.meanings import JudgeCost, Meanings
@@ -21,13 +22,13 @@ UNREADABLE_SHOWN = 5  # distinct unreadable replies kept in the report
 
 def with_judge_cost(m: CaseMeasurement, cost: JudgeCost | None) -> CaseMeasurement:
     """The judge's calls and tokens as metrics; its unreadable replies as a note and a diagnostic."""
-    metrics = {
-        **m.metrics,
-        "judge_calls": cost.calls if cost is not None else 0,
-        "judge_prompt_tokens": cost.prompt_tokens if cost is not None else 0,
-        "judge_completion_tokens": cost.completion_tokens if cost is not None else 0,
-    }
-    notes, diagnostics = list(m.notes), dict(m.diagnostics)
+    metrics = replace(
+        m.metrics,
+        judge_calls=cost.calls if cost is not None else 0,
+        judge_prompt_tokens=cost.prompt_tokens if cost is not None else 0,
+        judge_completion_tokens=cost.completion_tokens if cost is not None else 0,
+    )
+    notes, diagnostics = list(m.notes), m.diagnostics
     if cost is not None and cost.unreadable:
         count = sum(n for _, n in cost.unreadable)
         first = cost.unreadable[0][0]
@@ -35,8 +36,9 @@ def with_judge_cost(m: CaseMeasurement, cost: JudgeCost | None) -> CaseMeasureme
             f"{count} of the judge's replies named none of entailment, neutral, contradiction and were read "
             f'as "not the same meaning" (first: "{" ".join(first.split())[:80]}")'
         )
-        diagnostics["judge_unreadable"] = [{"reply": r, "count": n} for r, n in cost.unreadable[:UNREADABLE_SHOWN]]
-    return replace(m, metrics=metrics, notes=notes, diagnostics=diagnostics)
+        shown = tuple(UnreadableReply(r, n) for r, n in cost.unreadable[:UNREADABLE_SHOWN])
+        diagnostics = replace(diagnostics, judge_unreadable=shown)
+    return replace(m, metrics=metrics, notes=tuple(notes), diagnostics=diagnostics)
 
 
 def with_judge_errors(verdicts: Sequence[CaseVerdict], failed: Mapping[str, str]) -> list[CaseVerdict]:
@@ -47,12 +49,9 @@ def with_judge_errors(verdicts: Sequence[CaseVerdict], failed: Mapping[str, str]
         if why is None or verdict.verdict == "error":
             out.append(verdict)
             continue
-        mapping = {"status": "not_measured"}
-        recorded = (verdict.baseline or {}).get("hash")
-        if recorded is not None:
-            mapping["hash"] = recorded
-        reasons = [f"could not measure the meanings: {why}", *verdict.reasons]
-        out.append(CaseVerdict(verdict.id, "error", reasons, mapping, primary=verdict.primary))
+        recorded = verdict.baseline.hash if verdict.baseline is not None else None
+        reasons = (f"could not measure the meanings: {why}", *verdict.reasons)
+        out.append(CaseVerdict(verdict.id, "error", reasons, NotCompared("not_measured", recorded), verdict.primary))
     return out
 
 

@@ -160,7 +160,7 @@ async def _judge_case(
         await _drive(cluster_steps(counts), entails)
         if entry is not None and case.answer is None and entry.completions:
             now = [text for text, _ in ranked(counts)]
-            before = [str(r["text"]) for r in entry.completions]
+            before = [r.text for r in entry.completions]
             await _drive(drift_steps(entry.modal_completion, before, now), entails)
     except JudgeFailed as exc:
         meanings.failed[case.id] = str(exc)

@@ -130,9 +130,9 @@ def _baseline_counts(
     """(k, n, assumed): the baseline's primary agreement; for a baseline still to be recorded, its
     size with the recorded rate (or ASSUMED_AGREEMENT)."""
     recorded = entry.primary if entry is not None else None
-    if recorded is not None and int(recorded["n"]) > 0 and not update_baseline:
-        return int(recorded["k"]), int(recorded["n"]), False
-    rate = int(recorded["k"]) / int(recorded["n"]) if recorded is not None and int(recorded["n"]) else ASSUMED_AGREEMENT
+    if recorded is not None and recorded.n > 0 and not update_baseline:
+        return recorded.k, recorded.n, False
+    rate = recorded.value if recorded is not None and recorded.n else ASSUMED_AGREEMENT
     n = samples if update_baseline and samples is not None else baseline_size(case)
     return round(rate * n), n, True
 
@@ -148,10 +148,10 @@ def _other_tests(loaded: LoadedSuite) -> int:
 def _tokens_per_sample(entry: BaselineCase | None) -> float | None:
     if entry is None or entry.samples <= 0:
         return None
-    prompt, completion = entry.metrics.get("prompt_tokens"), entry.metrics.get("completion_tokens")
+    prompt, completion = entry.metrics.prompt_tokens, entry.metrics.completion_tokens
     if prompt is None and completion is None:
         return None
-    return (float(prompt or 0) + float(completion or 0)) / entry.samples
+    return ((prompt or 0) + (completion or 0)) / entry.samples
 
 
 def _row(c: CasePlan) -> str:

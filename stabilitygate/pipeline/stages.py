@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from stabilitygate.against_baseline import Compared
 from stabilitygate.judge.baseline import Baseline, BaselineCase
 from stabilitygate.judge.stages import StagedRun, after_first_stage, design_for, look_says_unchanged
 from stabilitygate.measure.parsers import parse_answer
@@ -137,7 +138,6 @@ def read_stages(
 
 #: Judge these cases on these samples (their first stage), as `judge_cases` does.
 JudgeStage = Callable[[Sequence[ResolvedCase], Sequence[Sample], StagedRun], list[CaseVerdict]]
-_RAW_P = ("p_value", "answer_p_value", "meaning_p_value")
 
 
 def inconclusive(
@@ -156,8 +156,9 @@ def inconclusive(
     for verdict in judge(cases, samples, StagedRun({}, looked, True)):
         if verdict.id not in adaptive or verdict.id in looked:
             continue
-        mapping = verdict.baseline or {}
-        p_values = [float(mapping[k]) for k in _RAW_P if mapping.get(k) is not None]
+        record = verdict.baseline
+        raw = (record.p_value, record.answer_p_value, record.meaning_p_value) if isinstance(record, Compared) else ()
+        p_values = [p for p in raw if p is not None]
         decided = verdict.verdict in ("fail", "error", "new")
         if after_first_stage(p_values, rejected=verdict.verdict == "regressed", decided=decided) == "more":
             chosen.add(verdict.id)

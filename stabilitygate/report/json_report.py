@@ -7,10 +7,12 @@ cached and tested.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
+from stabilitygate.judge.gate import VerdictCounts
+from stabilitygate.measure.summary import SuiteNumbers
 from stabilitygate.report.model import CaseResult, Report, RunFacts, RunVerdict, SuiteRef, Summary
-from stabilitygate.results import JSON, CaseMeasurement, CaseVerdict
+from stabilitygate.results import CaseMeasurement, CaseVerdict
 from stabilitygate.suite.model import ResolvedCase
 
 NOT_JUDGED = "the case was not judged"
@@ -22,8 +24,8 @@ def build_report(
     measurements: Sequence[CaseMeasurement],
     verdicts: Sequence[CaseVerdict],
     *,
-    summary: Mapping[str, JSON],
-    counts: Mapping[str, int],
+    summary: SuiteNumbers,
+    counts: VerdictCounts,
     run: RunFacts,
     exit_code: int,
     verdict: RunVerdict,
@@ -40,22 +42,21 @@ def build_report(
         suite=suite,
         verdict=verdict,
         exit_code=exit_code,
-        summary=Summary(**counts).with_numbers(summary),
+        summary=Summary.of(counts, summary),
         run=run,
         cases=results,
     )
 
 
 def case_result(case: ResolvedCase, m: CaseMeasurement | None, v: CaseVerdict | None) -> CaseResult:
-    return CaseResult(
-        id=case.id,
+    return CaseResult.of(
+        m if m is not None else CaseMeasurement.nothing(case.id, case.samples),
         line=case.line,
         hash=case.definition_hash,
         verdict=v.verdict if v is not None else "error",
-        reasons=tuple(v.reasons) if v is not None else (NOT_JUDGED,),
-        measurement=m if m is not None else CaseMeasurement.nothing(case.id, case.samples),
+        reasons=v.reasons if v is not None else (NOT_JUDGED,),
         primary=v.primary if v is not None else None,
-        comparison=v.baseline if v is not None else None,
+        baseline=v.baseline if v is not None else None,
     )
 
 

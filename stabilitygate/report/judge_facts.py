@@ -3,51 +3,36 @@
 `calls` and the tokens are the judgments the cases' numbers rest on, as recorded when each was made:
 the report must not depend on whether they came from the judge, the cache or the judgments file.
 How many questions this run actually sent, and how many were answered by the record or the cache,
-is for the job summary and the log only (`compare=False`, never in `to_json()`).
+is for the job summary and the log only (never written).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-JUDGE_METRICS = ("judge_calls", "judge_prompt_tokens", "judge_completion_tokens")
+from pydantic.json_schema import SkipJsonSchema
+
+from stabilitygate.metrics import Metrics
+from stabilitygate.typed_json import Count, not_written
 
 
 @dataclass(frozen=True)
 class JudgeFacts:
-    cases: int  # cases judged
-    calls: int
-    prompt_tokens: int
-    completion_tokens: int
-    unreadable_replies: int
-    failed_cases: int  # cases whose judge failed after its retries (their verdict is error)
-    requests: int | None = field(default=None, compare=False)  # sent this run, retries included
-    from_record: int | None = field(default=None, compare=False)
-    from_cache: int | None = field(default=None, compare=False)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "cases": self.cases,
-            "calls": self.calls,
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "unreadable_replies": self.unreadable_replies,
-            "failed_cases": self.failed_cases,
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any] | None) -> JudgeFacts | None:
-        if data is None:
-            return None
-        return cls(*(int(data.get(key) or 0) for key in (
-            "cases", "calls", "prompt_tokens", "completion_tokens", "unreadable_replies", "failed_cases")))  # fmt: skip
+    cases: Count = 0  # cases judged
+    calls: Count = 0
+    prompt_tokens: Count = 0
+    completion_tokens: Count = 0
+    unreadable_replies: Count = 0
+    failed_cases: Count = 0  # cases whose judge failed after its retries (their verdict is error)
+    requests: SkipJsonSchema[int | None] = not_written()  # sent this run, retries included
+    from_record: SkipJsonSchema[int | None] = not_written()
+    from_cache: SkipJsonSchema[int | None] = not_written()
 
     @classmethod
     def of_cases(
         cls,
-        metrics: Sequence[Mapping[str, Any]],
+        metrics: Sequence[Metrics],
         *,
         unreadable: int,
         failed: int,
@@ -56,8 +41,10 @@ class JudgeFacts:
         from_cache: int | None = None,
     ) -> JudgeFacts:
         """The totals over the judged cases' metrics."""
-        judged = [m for m in metrics if m.get("judge_calls") is not None]
-        calls, prompt, completion = (sum(int(m.get(key) or 0) for m in judged) for key in JUDGE_METRICS)
+        judged = [m for m in metrics if m.judge_calls is not None]
+        calls = sum(m.judge_calls or 0 for m in judged)
+        prompt = sum(m.judge_prompt_tokens or 0 for m in judged)
+        completion = sum(m.judge_completion_tokens or 0 for m in judged)
         return cls(len(judged), calls, prompt, completion, unreadable, failed, requests, from_record, from_cache)
 
     @property

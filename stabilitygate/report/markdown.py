@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -18,11 +17,13 @@ from typing import Any
 
 import jinja2
 
+from stabilitygate.against_baseline import AgainstBaseline, NotCompared
 from stabilitygate.judge.wording import p_number, update_hint
 from stabilitygate.report import safe_text
 from stabilitygate.report.meaning_lines import meaning_lines
 from stabilitygate.report.model import CaseResult, Report, Summary
 from stabilitygate.report.power_line import power_line
+from stabilitygate.typed_json import JSON
 
 #: GitHub's limit is 65,536 characters; the margin leaves room for a line another tool may add.
 MAX_CHARS = 65_000
@@ -200,7 +201,7 @@ def _tokens(s: Summary) -> str:
 
 
 def _row(case: CaseResult) -> dict[str, str]:
-    metrics = case.measurement.metrics
+    metrics = case.metrics
     primary = case.primary
     agreement = "—"
     if primary is not None:
@@ -209,57 +210,53 @@ def _row(case: CaseResult) -> dict[str, str]:
             agreement += " (semantic)"
         elif primary.metric == "mode_share":
             agreement += " (exact)"
-    cosine = metrics.get("cosine_min")
-    unique = metrics.get("unique_completions")
+    cosine, unique = metrics.cosine_min, metrics.unique_completions
     verdict = case.verdict
     return {
         "id": case.id,
         "unique": "—" if unique is None else str(unique),
         "agreement": agreement,
-        "cosine": "—" if cosine is None else f"{float(cosine):.3f}",
+        "cosine": "—" if cosine is None else f"{cosine:.3f}",
         "verdict": f"{EMOJI.get(verdict, '')} {verdict}",
-        "change": _change(case.comparison),
+        "change": _change(case.baseline),
     }
 
 
-def _change(b: Mapping[str, Any] | None) -> str:
-    if not b:
+NOT_COMPARED = {"unchanged": "not re-measured", "no_baseline": "no baseline", "missing": "no baseline",
+                "changed": "case changed", "not_measured": "—"}  # fmt: skip
+
+
+def _change(b: AgainstBaseline | None) -> str:
+    if b is None:
         return "—"
-    status = b.get("status")
-    if status == "unchanged":
-        return "not re-measured"
-    if status in ("no_baseline", "missing"):
-        return "no baseline"
-    if status == "changed":
-        return "case changed"
-    if status != "compared":
-        return "—"
+    if isinstance(b, NotCompared):
+        return NOT_COMPARED[b.status]
     parts = []
-    if b.get("baseline_k") is not None and b.get("k") is not None:
-        text = f"{b['baseline_k']}/{b['baseline_n']} → {b['k']}/{b['n']}"
-        p = b.get("p_holm")
-        if p is not None and (b.get("drop") or 0) > 0:
-            text += f", p={p_number(float(p), spaced=False)}"
+    if b.baseline_k is not None and b.k is not None:
+        text = f"{b.baseline_k}/{b.baseline_n} → {b.k}/{b.n}"
+        if b.p_holm is not None and (b.drop or 0) > 0:
+            text += f", p={p_number(b.p_holm, spaced=False)}"
         parts.append(text)
-    if b.get("answer_changed"):
-        before, now = b.get("baseline_modal") or {}, b.get("modal") or {}
-        parts.append(f"{b.get('kind', 'answer')} {_quote(before.get('value'))} → {_quote(now.get('value'))}")
-    if b.get("semantic_drift") and b.get("modal_cosine") is not None:
-        parts.append(f"meaning moved (cosine {float(b['modal_cosine']):.2f})")
-    if b.get("warned"):
+    if b.answer_changed:
+        before = b.baseline_modal.value if b.baseline_modal else None
+        now = b.modal.value if b.modal else None
+        parts.append(f"{b.kind} {_quote(before)} → {_quote(now)}")
+    if b.semantic_drift and b.modal_cosine is not None:
+        parts.append(f"meaning moved (cosine {b.modal_cosine:.2f})")
+    if b.warned:
         parts.append("a change that is not significant")
-    if b.get("fingerprints_changed"):
+    if b.fingerprints_changed:
         parts.append("fingerprint changed")
     return "; ".join(parts) or "—"
 
 
-def _quote(value: Any, limit: int = 30) -> str:
+def _quote(value: JSON, limit: int = 30) -> str:
     text = value if isinstance(value, str) else safe_json(value)
     text = " ".join(text.split())
     return "'" + (text if len(text) <= limit else text[: limit - 1] + "…") + "'"
 
 
-def safe_json(value: Any) -> str:
+def safe_json(value: JSON) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
@@ -269,12 +266,10 @@ def _details(case: CaseResult, limit: int) -> dict[str, Any]:
     metrics = m.metrics
     completions = []
     for row in m.completions[:TOP_COMPLETIONS]:
-        text = str(row.get("text", ""))
-        shown, cut = safe_text.truncate(text, limit)
-        completions.append({"bar": safe_text.bar(int(row.get("count", 0)), n), "text": shown, "cut": cut})
+        shown, cut = safe_text.truncate(row.text, limit)
+        completions.append({"bar": safe_text.bar(row.count, n), "text": shown, "cut": cut})
     answers = [
-        {"bar": safe_text.bar(int(row.get("count", 0)), n), "value": _quote(row.get("answer"), 200)}
-        for row in m.answers[:TOP_ANSWERS]
+        {"bar": safe_text.bar(row.count, n), "value": _quote(row.answer, 200)} for row in m.answers[:TOP_ANSWERS]
     ]
     return {
         "id": case.id,
@@ -283,9 +278,9 @@ def _details(case: CaseResult, limit: int) -> dict[str, Any]:
         "reasons": list(case.reasons[:20]),
         "notes": m.notes[:10],
         "meaning": meaning_lines(m),
-        "power": power_line(case.comparison),
-        "divergence": metrics.get("divergence_token"),
-        "unique": metrics.get("unique_completions"),
+        "power": power_line(case.baseline),
+        "divergence": metrics.divergence_token,
+        "unique": metrics.unique_completions,
         "n": n,
         "answers": answers,
         "completions": completions,

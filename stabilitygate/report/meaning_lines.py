@@ -6,26 +6,23 @@ texts are model text, already shortened in the report).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from stabilitygate.results import CaseMeasurement
+from stabilitygate.results import CaseMeasurement, ShownPair
 
 
-def _pair(shown: Mapping[str, Any] | None) -> str | None:
-    if not shown:
+def _pair(shown: ShownPair | None) -> str | None:
+    if shown is None:
         return None
-    first, second = (str(t) for t in shown.get("texts", ["", ""]))
-    return f'{float(shown["cosine"]):.3f} ("{first}" / "{second}")'
+    first, second = shown.texts
+    return f'{shown.cosine:.3f} ("{first}" / "{second}")'
 
 
 def bar_cut_line(m: CaseMeasurement) -> str | None:
     """The least similar pair inside a cluster and the most similar across two, when cosine clustered."""
-    pairs = m.diagnostics.get("cluster_pairs")
-    if "cluster_cosine_min_within" not in m.metrics or not isinstance(pairs, Mapping):
+    pairs = m.diagnostics.cluster_pairs
+    if pairs is None:
         return None
-    within = _pair(pairs.get("least_similar_within")) or "none (no cluster holds two distinct completions)"
-    across = _pair(pairs.get("most_similar_across")) or "none (one cluster)"
+    within = _pair(pairs.least_similar_within) or "none (no cluster holds two distinct completions)"
+    across = _pair(pairs.most_similar_across) or "none (one cluster)"
     return (
         f"Where the clustering bar cut: least similar pair inside a cluster {within}; "
         f"most similar pair in different clusters {across}"
@@ -34,16 +31,13 @@ def bar_cut_line(m: CaseMeasurement) -> str | None:
 
 def judge_line(m: CaseMeasurement) -> str | None:
     """The entailment judge's cost for the case."""
-    calls = m.metrics.get("judge_calls")
+    calls = m.metrics.judge_calls
     if calls is None:
         return None
-    prompt, completion = (
-        int(m.metrics.get("judge_prompt_tokens") or 0),
-        int(m.metrics.get("judge_completion_tokens") or 0),
-    )
+    prompt, completion = m.metrics.judge_prompt_tokens or 0, m.metrics.judge_completion_tokens or 0
     judgments = "judgment" if calls == 1 else "judgments"
     return (
-        f"Meanings by the entailment judge: {int(calls):,} {judgments} "
+        f"Meanings by the entailment judge: {calls:,} {judgments} "
         f"({prompt:,} prompt + {completion:,} completion tokens)"
     )
 

@@ -1,21 +1,34 @@
 """The typed report of a run: what `stabilitygate.run`, `score` and `merge` return.
 
-`Report.to_dict()` is exactly the report JSON (docs/design.md §8, "Files"); `Report.from_dict()`
-reads one back, validated (`report/schema.py`). Floats are rounded once, in `to_dict()`, by
-`stabilitygate.plain`.
+Every class here is the report JSON's shape (docs/design.md §8, "Files"): `Report.to_dict()` writes
+it and `Report.from_dict()` reads one back, validated against the same types
+(`stabilitygate.typed_json`), whose JSON Schema is the published `schema/report.schema.json`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, replace
-from typing import Any, Literal
+from dataclasses import dataclass, field, replace
+from typing import Annotated, Any, Final, Literal
 
-from stabilitygate.plain import plain
+from pydantic import Field
+
+from stabilitygate.against_baseline import AgainstBaseline
+from stabilitygate.judge.gate import VerdictCounts
+from stabilitygate.measure.summary import SuiteNumbers
+from stabilitygate.metrics import Agreement, Metrics
 from stabilitygate.report.judge_facts import JudgeFacts
 from stabilitygate.report.run_facts import BaselineFacts, EmbeddingFacts, RunFacts, SamplingFacts
-from stabilitygate.report.schema import check_report
-from stabilitygate.results import JSON, Agreement, CaseMeasurement, VerdictName
+from stabilitygate.results import (
+    AnswerCount,
+    CaseMeasurement,
+    CompletionCount,
+    Diagnostics,
+    ErrorCount,
+    FingerprintCount,
+    VerdictName,
+)
+from stabilitygate.typed_json import JSON, Count, Share, Signed, from_json, json_schema, omitted_when_default, to_json
 from stabilitygate.version import TOOL_NAME, __version__
 
 __all__ = [
@@ -28,133 +41,154 @@ __all__ = [
     "SamplingFacts",
     "SuiteRef",
     "Summary",
+    "ToolRef",
 ]
 
 RunVerdict = Literal["pass", "fail", "error"]
 FAILING_VERDICTS: tuple[VerdictName, ...] = ("fail", "regressed", "error")
 WARNING_VERDICTS: tuple[VerdictName, ...] = ("warn",)
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Final = 1
 
 
-COUNT_KEYS = ("cases", "passed", "failed", "regressed", "warned", "new", "errors")
-#: Counts an older report may lack (read as 0).
-_LATER_COUNTS = ("warned",)
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Summary:
-    """The suite-level numbers and the verdict counts (docs/design.md, "The numbers")."""
+    """The verdict counts and the suite-level numbers (docs/design.md, "The numbers")."""
 
-    cases: int
-    passed: int
-    failed: int
-    regressed: int
-    warned: int
-    new: int
-    errors: int
-    tar_raw: float | None = None
-    tar_parsed: float | None = None
-    best_possible_accuracy: float | None = None
-    worst_possible_accuracy: float | None = None
-    accuracy_spread: float | None = None
-    samples_requested: int | None = None
-    samples_ok: int | None = None
-    sample_errors: int | None = None
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
+    cases: Count
+    passed: Count
+    failed: Count
+    regressed: Count
+    warned: Count = 0  # an older report has no warnings
+    new: Count
+    errors: Count
+    tar_raw: Share | None = None
+    tar_parsed: Share | None = None
+    best_possible_accuracy: Share | None = None
+    worst_possible_accuracy: Share | None = None
+    accuracy_spread: Signed | None = None
+    samples_requested: Count | None = None
+    samples_ok: Count | None = None
+    sample_errors: Count | None = None
+    prompt_tokens: Count | None = None
+    completion_tokens: Count | None = None
     # Only in the report of a `--changed-only` run (docs/design.md, "Changed-only runs").
-    unchanged: int | None = None
-    requests_saved: int | None = None
-
-    def to_json(self) -> dict[str, JSON]:
-        data = asdict(self)
-        for key in ("unchanged", "requests_saved"):
-            if data[key] is None:
-                del data[key]
-        return data
+    unchanged: Count | None = omitted_when_default()
+    requests_saved: Count | None = omitted_when_default()
 
     @classmethod
-    def from_json(cls, data: Mapping[str, JSON]) -> Summary:
-        counts = {key: int(data[key] if key in data or key not in _LATER_COUNTS else 0) for key in COUNT_KEYS}
-        return cls(**counts).with_numbers(data)
+    def of(cls, counts: VerdictCounts, numbers: SuiteNumbers) -> Summary:
+        return cls(
+            cases=counts.cases,
+            passed=counts.passed,
+            failed=counts.failed,
+            regressed=counts.regressed,
+            warned=counts.warned,
+            new=counts.new,
+            errors=counts.errors,
+        ).with_numbers(numbers)
 
-    def with_numbers(self, data: Mapping[str, JSON]) -> Summary:
-        """These counts with the suite-level numbers of `data` (keys it lacks stay null)."""
-        numbers: dict[str, Any] = {f: data[f] for f in self.__dataclass_fields__ if f not in COUNT_KEYS and f in data}
-        return replace(self, **numbers)
+    def with_numbers(self, numbers: SuiteNumbers) -> Summary:
+        """These counts with `numbers` as the suite-level numbers."""
+        return replace(
+            self,
+            tar_raw=numbers.tar_raw,
+            tar_parsed=numbers.tar_parsed,
+            best_possible_accuracy=numbers.best_possible_accuracy,
+            worst_possible_accuracy=numbers.worst_possible_accuracy,
+            accuracy_spread=numbers.accuracy_spread,
+            samples_requested=numbers.samples_requested,
+            samples_ok=numbers.samples_ok,
+            sample_errors=numbers.sample_errors,
+            prompt_tokens=numbers.prompt_tokens,
+            completion_tokens=numbers.completion_tokens,
+        )
 
 
 # --- cases and the report -----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CaseResult:
-    """One case in the report: what was measured, its primary agreement, the judge's verdict."""
+    """One case in the report: what was measured, its primary agreement, the judge's verdict and
+    where it stands against the baseline (`baseline`)."""
 
     id: str
-    line: int | None
-    hash: str
+    line: int | None = None
+    hash: str = ""
     verdict: VerdictName
     reasons: tuple[str, ...]
-    measurement: CaseMeasurement
-    primary: Agreement | None
-    comparison: Mapping[str, JSON] | None  # the report's `baseline` key: values and p-values
+    samples_requested: Count
+    samples_ok: Count
+    sample_errors: Count
+    primary: Agreement | None = None
+    metrics: Metrics
+    completions: tuple[CompletionCount, ...] = ()
+    answers: tuple[AnswerCount, ...] = ()
+    fingerprints: tuple[FingerprintCount, ...] = ()
+    errors: tuple[ErrorCount, ...] = ()
+    finish_reasons: Mapping[str, Count] = field(default_factory=dict)
+    usage: Mapping[str, int | None] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    diagnostics: Diagnostics = Diagnostics()
+    baseline: AgainstBaseline | None = None
+
+    @classmethod
+    def of(
+        cls,
+        m: CaseMeasurement,
+        *,
+        line: int | None,
+        hash: str,
+        verdict: VerdictName,
+        reasons: tuple[str, ...],
+        primary: Agreement | None,
+        baseline: AgainstBaseline | None,
+    ) -> CaseResult:
+        """The report's case from what was measured and what the judge said."""
+        return cls(
+            id=m.id,
+            line=line,
+            hash=hash,
+            verdict=verdict,
+            reasons=reasons,
+            samples_requested=m.samples_requested,
+            samples_ok=m.samples_ok,
+            sample_errors=m.sample_errors,
+            primary=primary,
+            metrics=m.metrics,
+            completions=m.completions,
+            answers=m.answers,
+            fingerprints=m.fingerprints,
+            errors=m.errors,
+            finish_reasons=m.finish_reasons,
+            usage=m.usage,
+            notes=m.notes,
+            diagnostics=m.diagnostics,
+            baseline=baseline,
+        )
+
+    @property
+    def measurement(self) -> CaseMeasurement:
+        """What was measured about the case."""
+        return CaseMeasurement(
+            id=self.id,
+            samples_requested=self.samples_requested,
+            samples_ok=self.samples_ok,
+            sample_errors=self.sample_errors,
+            metrics=self.metrics,
+            completions=self.completions,
+            answers=self.answers,
+            fingerprints=self.fingerprints,
+            errors=self.errors,
+            finish_reasons=self.finish_reasons,
+            usage=self.usage,
+            notes=self.notes,
+            diagnostics=self.diagnostics,
+        )
 
     @property
     def failing(self) -> bool:
         return self.verdict in FAILING_VERDICTS
-
-    def to_json(self) -> dict[str, JSON]:
-        m = self.measurement
-        return {
-            "id": self.id,
-            "line": self.line,
-            "hash": self.hash,
-            "verdict": self.verdict,
-            "reasons": list(self.reasons),
-            "samples_requested": m.samples_requested,
-            "samples_ok": m.samples_ok,
-            "sample_errors": m.sample_errors,
-            "primary": self.primary.to_json() if self.primary is not None else None,
-            "metrics": dict(m.metrics),
-            "completions": list(m.completions),
-            "answers": list(m.answers),
-            "fingerprints": list(m.fingerprints),
-            "errors": list(m.errors),
-            "finish_reasons": dict(m.finish_reasons),
-            "usage": dict(m.usage),
-            "notes": list(m.notes),
-            "diagnostics": dict(m.diagnostics),
-            "baseline": dict(self.comparison) if self.comparison is not None else None,
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, JSON]) -> CaseResult:
-        measurement = CaseMeasurement(
-            id=str(data["id"]),
-            samples_requested=int(data["samples_requested"]),
-            samples_ok=int(data["samples_ok"]),
-            sample_errors=int(data["sample_errors"]),
-            metrics=dict(data.get("metrics") or {}),
-            completions=list(data.get("completions") or []),
-            answers=list(data.get("answers") or []),
-            fingerprints=list(data.get("fingerprints") or []),
-            errors=list(data.get("errors") or []),
-            finish_reasons=dict(data.get("finish_reasons") or {}),
-            usage=dict(data.get("usage") or {}),
-            notes=list(data.get("notes") or []),
-            diagnostics=dict(data.get("diagnostics") or {}),
-        )
-        return cls(
-            id=str(data["id"]),
-            line=data.get("line"),
-            hash=str(data.get("hash") or ""),
-            verdict=data["verdict"],
-            reasons=tuple(str(r) for r in data.get("reasons") or ()),
-            measurement=measurement,
-            primary=Agreement.from_json(data.get("primary")),
-            comparison=data.get("baseline"),
-        )
 
 
 @dataclass(frozen=True)
@@ -164,18 +198,31 @@ class SuiteRef:
 
 
 @dataclass(frozen=True)
+class ToolRef:
+    name: str = TOOL_NAME
+    version: str = __version__
+
+
+@dataclass(frozen=True, kw_only=True)
 class Report:
     """A judged run: what `stabilitygate.run`, `score` and `merge` return."""
 
+    schema_version: Literal[1] = SCHEMA_VERSION
+    tool: ToolRef = ToolRef()
     suite: SuiteRef
     verdict: RunVerdict
-    exit_code: int
+    exit_code: Annotated[int, Field(ge=0, le=3, strict=True)]
     summary: Summary
     run: RunFacts
     cases: tuple[CaseResult, ...]
-    tool_name: str = TOOL_NAME
-    tool_version: str = __version__
-    schema_version: int = SCHEMA_VERSION
+
+    @property
+    def tool_name(self) -> str:
+        return self.tool.name
+
+    @property
+    def tool_version(self) -> str:
+        return self.tool.version
 
     @property
     def failing_cases(self) -> tuple[CaseResult, ...]:
@@ -198,31 +245,16 @@ class Report:
 
     def to_dict(self) -> dict[str, JSON]:
         """Exactly the report JSON (docs/design.md, "Files"), floats rounded."""
-        data = {
-            "schema_version": self.schema_version,
-            "tool": {"name": self.tool_name, "version": self.tool_version},
-            "suite": {"path": self.suite.path, "name": self.suite.name},
-            "verdict": self.verdict,
-            "exit_code": self.exit_code,
-            "summary": self.summary.to_json(),
-            "run": self.run.to_json(),
-            "cases": [c.to_json() for c in self.cases],
-        }
-        result: dict[str, JSON] = plain(data)
-        return result
+        data = to_json(self)
+        assert isinstance(data, dict)
+        return data
 
     @classmethod
-    def from_dict(cls, data: JSON, *, source: str | None = None) -> Report:
+    def from_dict(cls, data: object, *, source: str | None = None) -> Report:
         """A report read back; BadInput (exit 2, one line naming `source`) when it is not one."""
-        check_report(data, source=source)
-        return cls(
-            suite=SuiteRef(str(data["suite"]["path"]), str(data["suite"]["name"])),
-            verdict=data["verdict"],
-            exit_code=int(data["exit_code"]),
-            summary=Summary.from_json(data["summary"]),
-            run=RunFacts.from_json(data["run"]),
-            cases=tuple(CaseResult.from_json(c) for c in data["cases"]),
-            tool_name=str(data["tool"]["name"]),
-            tool_version=str(data["tool"]["version"]),
-            schema_version=int(data["schema_version"]),
-        )
+        return from_json(Report, data, what="a stabilitygate report", source=source)
+
+
+def report_schema() -> dict[str, Any]:
+    """The published JSON Schema of the report, generated from `Report`."""
+    return json_schema(Report, title="A stabilitygate report (--report-json)")

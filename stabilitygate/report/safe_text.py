@@ -99,7 +99,8 @@ def bar(count: int, total: int, width: int = 10) -> str:
     """A distribution bar read at a glance: '████████░░ 8/10'."""
     if total <= 0:
         return "░" * width + f" {count}/{total}"
-    filled = round(width * count / total)
+    # Clamped: a damaged report may count more than its total.
+    filled = min(max(round(width * count / total), 0), width)
     if count > 0:
         filled = max(filled, 1)  # a rare completion still shows
     if count < total:

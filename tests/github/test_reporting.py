@@ -30,13 +30,12 @@ def test_warnings_are_warning_annotations_unless_fail_on_warn_gates_them(capsys:
 
 
 def case_result(case_id: str, verdict: str) -> CaseResult:
-    return CaseResult(
-        id=case_id,
+    return CaseResult.of(
+        CaseMeasurement.nothing(case_id, 10),
         line=None,
         hash="sha256:0",
         verdict=verdict,  # type: ignore[arg-type]
         reasons=(f"{verdict}: because",),
-        measurement=CaseMeasurement.nothing(case_id, 10),
         primary=None,
-        comparison=None,
+        baseline=None,
     )

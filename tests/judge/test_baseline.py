@@ -28,6 +28,8 @@ from stabilitygate.judge.baseline import (
 from stabilitygate.judge.verdicts import judge_cases
 from stabilitygate.results import Agreement, CaseMeasurement
 from stabilitygate.suite.model import AnswerSpec, Message, ProviderConfig, Regression, ResolvedCase, Thresholds
+from stabilitygate.typed_json import to_json
+from tests.support.typed import typed
 
 
 def case(cid: str, parser: bool = True, prompt: str = "q") -> ResolvedCase:
@@ -46,21 +48,24 @@ def case(cid: str, parser: bool = True, prompt: str = "q") -> ResolvedCase:
 def measured(cid: str, answers: list[str], ok: int | None = None) -> CaseMeasurement:
     n = len(answers) if ok is None else ok
     counts = sorted(Counter(answers).items(), key=lambda kv: (-kv[1], kv[0]))
-    return CaseMeasurement(
-        id=cid,
-        samples_requested=len(answers),
-        samples_ok=n,
-        sample_errors=len(answers) - n,
-        metrics={
-            "unique_completions": len(counts),
-            "parsed_agreement": counts[0][1] / len(answers),
-            "mode_share": 1 / 3,
-            "cosine_min": 0.1 + 0.2,
-            "semantic_agreement": None,
-        },
-        completions=[{"text": f"Réponse {a} ✓", "count": c} for a, c in counts],
-        answers=[{"answer": a, "count": c} for a, c in counts],
-        fingerprints=[{"fingerprint": "fp_1", "count": n}],
+    return typed(
+        CaseMeasurement,
+        dict(
+            id=cid,
+            samples_requested=len(answers),
+            samples_ok=n,
+            sample_errors=len(answers) - n,
+            metrics={
+                "unique_completions": len(counts),
+                "parsed_agreement": counts[0][1] / len(answers),
+                "mode_share": 1 / 3,
+                "cosine_min": 0.1 + 0.2,
+                "semantic_agreement": None,
+            },
+            completions=[{"text": f"Réponse {a} ✓", "count": c} for a, c in counts],
+            answers=[{"answer": a, "count": c} for a, c in counts],
+            fingerprints=[{"fingerprint": "fp_1", "count": n}],
+        ),
     )
 
 
@@ -81,10 +86,10 @@ def test_round_trip(tmp_path: Path) -> None:
     assert read_baseline(path) == recorded
     entry = recorded.cases["one"]
     assert entry.hash == case("one").definition_hash
-    assert entry.primary == {"metric": "parsed_agreement", "k": 7, "n": 13}
+    assert entry.primary == Agreement("parsed_agreement", 7, 13)
     assert entry.modal_answer == "A" and entry.modal_completion == "Réponse A ✓"
     assert len(entry.completions) == 5 and len(entry.answers) == 5  # top 5 only
-    assert recorded.cases["two"].primary == {"metric": "mode_share", "k": 9, "n": 10}
+    assert recorded.cases["two"].primary == Agreement("mode_share", 9, 10)
     assert recorded.cases["two"].modal_answer is None
 
 
@@ -142,10 +147,10 @@ def test_truncated_real_baseline_names_the_line(tmp_path: Path) -> None:
 
 def test_impossible_counts_are_rejected(tmp_path: Path) -> None:
     path = tmp_path / "b.json"
-    data = sample_baseline().to_json()
-    data["cases"]["one"]["primary"]["k"] = 99
+    data = to_json(sample_baseline())
+    data["cases"]["one"]["primary"]["k"] = 99  # type: ignore[index,call-overload]
     path.write_text(json.dumps(data))
-    with pytest.raises(BadInput, match="k > n"):
+    with pytest.raises(BadInput, match=r"at cases/one/primary: .*k \(99\) > n \(13\)"):
         read_baseline(path)
 
 
@@ -248,8 +253,6 @@ def test_the_verdicts_primary_agreement_is_what_is_recorded() -> None:
     assert baseline_from_run(cases, runs, "demo", verdicts=verdicts) == sample_baseline()
     # The verdict's word is taken as it is, not recomputed.
     told = [replace(verdicts[0], primary=Agreement("parsed_agreement", 3, 13))]
-    assert baseline_from_run(cases, runs, "demo", verdicts=told).cases["one"].primary == {
-        "metric": "parsed_agreement",
-        "k": 3,
-        "n": 13,
-    }
+    assert baseline_from_run(cases, runs, "demo", verdicts=told).cases["one"].primary == Agreement(
+        "parsed_agreement", 3, 13
+    )

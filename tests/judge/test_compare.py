@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from stabilitygate.judge.baseline import BaselineCase
+from dataclasses import replace
+
 from stabilitygate.judge.compare import Modal
 from stabilitygate.judge.conclusion import HolmValues, conclude
+from stabilitygate.metrics import Metrics
 from stabilitygate.suite.model import Regression
 from tests.judge.comparison_cases import case, compare, entry, run
 
@@ -41,7 +43,7 @@ def test_identical_modal_texts_need_no_model() -> None:
 
 def test_baseline_without_the_current_metric_is_not_compared() -> None:
     before = entry([("x", 10)], [])
-    before = BaselineCase(**{**before.__dict__, "primary": None, "metrics": {}})
+    before = replace(before, primary=None, metrics=Metrics())
     c = compare(case(False), run([("x", 10)], []), before)
     assert c.agreement.test is None and c.p_value is None
     reasons = conclude(c, Regression(), holm=HolmValues(), family=0).reasons

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from stabilitygate.against_baseline import Compared, StageSizes
 from stabilitygate.judge.baseline import Baseline
 from stabilitygate.judge.family import RuleTest, correct_family, drop_p_min, guard_p_min
 from stabilitygate.judge.stages import FIRST_STAGE_WEIGHT, StageDesign, StagedRun
@@ -42,16 +43,19 @@ def test_judge_cases_reads_the_stages_and_records_them() -> None:
     regression = Regression()
     [fixed] = judge_cases([c], [final], baseline, regression)
     [staged] = judge_cases([c], [final], baseline, regression, stages=StagedRun({"c": first}, frozenset()))
-    b_fixed, b_staged = fixed.baseline or {}, staged.baseline or {}
-    assert b_fixed["stage"] == "first" and b_fixed["stages"] == {"samples": 10, "max_samples": 10, "look": None}
-    assert b_staged["stage"] == "second" and b_staged["stages"] == {"samples": 10, "max_samples": 20, "look": 5}
+    b_fixed, b_staged = fixed.baseline, staged.baseline
+    assert isinstance(b_fixed, Compared) and isinstance(b_staged, Compared)
+    assert b_fixed.stage == "first" and b_fixed.stages == StageSizes(samples=10, max_samples=10, look=None)
+    assert b_staged.stage == "second" and b_staged.stages == StageSizes(samples=10, max_samples=20, look=5)
     p1, p2 = drop_test(10, 10, 8, 10).p_value, drop_test(10, 10, 13, 20).p_value
     combined = min(p1 / FIRST_STAGE_WEIGHT, p2 / (1 - FIRST_STAGE_WEIGHT))
-    assert b_staged["p_value"] == pytest.approx(p2, abs=1e-6)  # the report's raw p: on every sample
-    assert b_staged["p_holm"] >= combined - 1e-6  # corrected across the stages and the family
-    assert b_fixed["p_holm"] < b_staged["p_holm"]  # a second look is paid for
-    assert 0 < b_staged["detectable_drop"] < 1 and b_staged["power_level"] > 0
-    assert b_staged["suite_baseline_samples"] == 50
+    assert b_staged.p_value == pytest.approx(p2, abs=1e-6)  # the report's raw p: on every sample
+    assert b_staged.p_holm is not None and b_fixed.p_holm is not None
+    assert b_staged.p_holm >= combined - 1e-6  # corrected across the stages and the family
+    assert b_fixed.p_holm < b_staged.p_holm  # a second look is paid for
+    assert b_staged.detectable_drop is not None and 0 < b_staged.detectable_drop < 1
+    assert b_staged.power_level is not None and b_staged.power_level > 0
+    assert b_staged.suite_baseline_samples == 50
 
 
 def test_a_case_stopped_at_the_look_is_never_failed() -> None:
@@ -60,4 +64,5 @@ def test_a_case_stopped_at_the_look_is_never_failed() -> None:
     # Whatever its few samples say (here a flip), a case stopped at the look cannot fail on a test.
     flipped = run([('{"n": 2}', 5)], [(2, 5)])
     [verdict] = judge_cases([c], [flipped], baseline, Regression(), stages=StagedRun({}, frozenset({"c"})))
-    assert verdict.verdict != "regressed" and (verdict.baseline or {})["stage"] == "look"
+    assert verdict.verdict != "regressed"
+    assert isinstance(verdict.baseline, Compared) and verdict.baseline.stage == "look"

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from stabilitygate.errors import BadInput
-from stabilitygate.judge.gate import exit_code, run_verdict, verdict_counts
+from stabilitygate.judge.gate import VerdictCounts, exit_code, run_verdict, verdict_counts
 from stabilitygate.results import CaseVerdict
 
 
 def verdicts(*names: str) -> list[CaseVerdict]:
-    return [CaseVerdict(f"c{i}", name, [f"reason {i}"]) for i, name in enumerate(names)]  # type: ignore[arg-type]
+    return [CaseVerdict(f"c{i}", name, (f"reason {i}",)) for i, name in enumerate(names)]  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -54,7 +54,7 @@ def test_unknown_fail_on_is_bad_input() -> None:
 
 def test_counts() -> None:
     counts = verdict_counts(verdicts("pass", "pass", "fail", "regressed", "warn", "new", "error"))
-    assert counts == {"cases": 7, "passed": 2, "failed": 1, "regressed": 1, "warned": 1, "new": 1, "errors": 1}
+    assert counts == VerdictCounts(cases=7, passed=2, failed=1, regressed=1, warned=1, new=1, errors=1)
 
 
 @pytest.mark.parametrize(("fail_on", "code"), [("regression", 0), ("fail", 0), ("warn", 1), ("never", 0)])

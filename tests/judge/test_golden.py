@@ -3,7 +3,7 @@
 The report JSON carries each verdict's `reasons` and `baseline` mapping unchanged, so any change here
 is a change users see. The pinned file was written before the judge was split into small functions;
 a refactor must leave it as it is. After an intended change of wording, rewrite it with
-`.venv/bin/python tests/judge/test_golden.py` and review the diff.
+`.venv/bin/python -m tests.judge.test_golden` and review the diff.
 """
 
 from __future__ import annotations
@@ -14,11 +14,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from stabilitygate.against_baseline import Compared
 from stabilitygate.judge.agreement import primary_agreement
 from stabilitygate.judge.baseline import Baseline, BaselineCase, baseline_from_run, dump_baseline
 from stabilitygate.judge.verdicts import judge_cases
 from stabilitygate.results import CaseMeasurement, CaseVerdict
 from stabilitygate.suite.model import AnswerSpec, Message, ProviderConfig, Regression, ResolvedCase, Thresholds
+from stabilitygate.typed_json import to_json
+from tests.support.typed import typed
 
 GOLDEN = Path(__file__).parent / "golden" / "verdicts.json"
 STABLE = ["A"] * 10
@@ -60,23 +63,26 @@ def measured(
     if answers is not None:
         answer_rows = [{"answer": a, "count": c} for a, c in Counter(answers).most_common()]
     top = counts[0][1] if counts else 0
-    return CaseMeasurement(
-        id=cid,
-        samples_requested=n + errors,
-        samples_ok=n,
-        sample_errors=errors,
-        metrics={
-            "unique_completions": len(counts),
-            "mode_share": top / n if n else None,
-            "parsed_agreement": int(answer_rows[0]["count"]) / n if answer_rows and n else None,
-            "cosine_min": None if semantic is None else 0.1 + 0.2,  # float noise the judge must round
-            "semantic_agreement": semantic,
-            **metrics,
-        },
-        completions=[{"text": t, "count": c} for t, c in counts],
-        answers=answer_rows,
-        fingerprints=[{"fingerprint": fingerprint, "count": n}] if n else [],
-        errors=[{"error": "HTTP 503 from the provider", "count": errors}] if errors else [],
+    return typed(
+        CaseMeasurement,
+        dict(
+            id=cid,
+            samples_requested=n + errors,
+            samples_ok=n,
+            sample_errors=errors,
+            metrics={
+                "unique_completions": len(counts),
+                "mode_share": top / n if n else None,
+                "parsed_agreement": int(answer_rows[0]["count"]) / n if answer_rows and n else None,
+                "cosine_min": None if semantic is None else 0.1 + 0.2,  # float noise the judge must round
+                "semantic_agreement": semantic,
+                **metrics,
+            },
+            completions=[{"text": t, "count": c} for t, c in counts],
+            answers=answer_rows,
+            fingerprints=[{"fingerprint": fingerprint, "count": n}] if n else [],
+            errors=[{"error": "HTTP 503 from the provider", "count": errors}] if errors else [],
+        ),
     )
 
 
@@ -223,16 +229,19 @@ def no_baseline() -> Scenario:
 def baseline_without_values() -> Scenario:
     """An entry that recorded neither the current metric nor a primary one: nothing to test."""
     c = case("bare", parser=None)
-    bare = BaselineCase(
-        hash=c.definition_hash,
-        samples=10,
-        metrics={},
-        primary=None,
-        modal_completion="x",
-        modal_answer=None,
-        completions=[{"text": "x", "count": 10}],
-        answers=[],
-        fingerprints=[],
+    bare = typed(
+        BaselineCase,
+        dict(
+            hash=c.definition_hash,
+            samples=10,
+            metrics={},
+            primary=None,
+            modal_completion="x",
+            modal_answer=None,
+            completions=[{"text": "x", "count": 10}],
+            answers=[],
+            fingerprints=[],
+        ),
     )
     return [c], [measured("bare", ["x"] * 10)], Baseline("golden", {"bare": bare}), Regression()
 
@@ -253,7 +262,9 @@ def judged(scenario: Scenario) -> list[CaseVerdict]:
 
 def pinned_verdict(verdict: CaseVerdict) -> dict[str, Any]:
     """The verdict as it was pinned: `primary` was added to CaseVerdict later and is checked on its own."""
-    return {key: value for key, value in verdict.to_json().items() if key != "primary"}
+    data = to_json(verdict)
+    assert isinstance(data, dict)
+    return {key: value for key, value in data.items() if key != "primary"}
 
 
 def current() -> dict[str, Any]:
@@ -280,10 +291,10 @@ def test_the_pinned_scenarios_reach_every_verdict_and_comparison_path() -> None:
     """Guards the golden file's coverage: each path below must stay in it."""
     verdicts = [v for build in SCENARIOS.values() for v in judged(build())]
     assert {v.verdict for v in verdicts} == {"pass", "fail", "regressed", "warn", "new", "error"}
-    compared = [v.baseline for v in verdicts if v.baseline and v.baseline["status"] == "compared"]
+    compared = [v.baseline for v in verdicts if isinstance(v.baseline, Compared)]
     for flag in ("dropped", "answer_changed", "semantic_drift", "fingerprints_changed"):
-        assert any(b[flag] for b in compared), flag
-    statuses = {v.baseline["status"] for v in verdicts if v.baseline}
+        assert any(getattr(b, flag) for b in compared), flag
+    statuses = {v.baseline.status for v in verdicts if v.baseline}
     assert statuses == {"compared", "no_baseline", "missing", "changed", "not_measured"}
 
 

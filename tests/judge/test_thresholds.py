@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from stabilitygate.judge.agreement import primary_agreement
 from stabilitygate.judge.thresholds import ThresholdCheck, check_thresholds, measurement_error
-from stabilitygate.results import CaseMeasurement
+from stabilitygate.results import Agreement, CaseMeasurement
 from stabilitygate.suite.model import AnswerSpec, Message, ProviderConfig, ResolvedCase, Thresholds
+from tests.support.typed import typed
 
 
 def case(parser: bool = True, samples: int = 10, **thresholds: Any) -> ResolvedCase:
@@ -29,23 +31,26 @@ def case(parser: bool = True, samples: int = 10, **thresholds: Any) -> ResolvedC
 def measured(answers: list[str], *, errors: int = 0, **metrics: Any) -> CaseMeasurement:
     n = len(answers)
     by_answer = sorted(Counter(answers).items(), key=lambda kv: (-kv[1], kv[0]))
-    return CaseMeasurement(
-        id="c",
-        samples_requested=n + errors,
-        samples_ok=n,
-        sample_errors=errors,
-        metrics={
-            "unique_completions": len(by_answer),
-            "mode_share": by_answer[0][1] / n if n else None,
-            "parsed_agreement": by_answer[0][1] / n if n else None,
-            "cosine_min": None,
-            "semantic_agreement": None,
-            **metrics,
-        },
-        completions=[{"text": f"It is {a}.", "count": c} for a, c in by_answer],
-        answers=[{"answer": a, "count": c} for a, c in by_answer],
-        fingerprints=[],
-        errors=[{"error": "HTTP 503 from the provider", "count": errors}] if errors else [],
+    return typed(
+        CaseMeasurement,
+        dict(
+            id="c",
+            samples_requested=n + errors,
+            samples_ok=n,
+            sample_errors=errors,
+            metrics={
+                "unique_completions": len(by_answer),
+                "mode_share": by_answer[0][1] / n if n else None,
+                "parsed_agreement": by_answer[0][1] / n if n else None,
+                "cosine_min": None,
+                "semantic_agreement": None,
+                **metrics,
+            },
+            completions=[{"text": f"It is {a}.", "count": c} for a, c in by_answer],
+            answers=[{"answer": a, "count": c} for a, c in by_answer],
+            fingerprints=[],
+            errors=[{"error": "HTTP 503 from the provider", "count": errors}] if errors else [],
+        ),
     )
 
 
@@ -56,15 +61,15 @@ def check(c: ResolvedCase, m: CaseMeasurement) -> ThresholdCheck:
 
 def test_primary_metric_follows_the_parser_then_semantics_then_exact_text() -> None:
     m = measured(["A"] * 7 + ["B"] * 3, semantic_agreement=0.9)
-    assert primary_agreement(case(), m).to_json() == {"metric": "parsed_agreement", "k": 7, "n": 10}
-    assert primary_agreement(case(parser=False), m).to_json() == {"metric": "semantic_agreement", "k": 9, "n": 10}
+    assert primary_agreement(case(), m) == Agreement("parsed_agreement", 7, 10)
+    assert primary_agreement(case(parser=False), m) == Agreement("semantic_agreement", 9, 10)
     plain = measured(["A"] * 7 + ["B"] * 3)
-    assert primary_agreement(case(parser=False), plain).to_json() == {"metric": "mode_share", "k": 7, "n": 10}
+    assert primary_agreement(case(parser=False), plain) == Agreement("mode_share", 7, 10)
 
 
 def test_all_parse_failures_is_zero_agreement() -> None:
     m = measured(["A"] * 4)
-    m = CaseMeasurement(**{**m.__dict__, "answers": []})
+    m = replace(m, answers=())
     assert primary_agreement(case(), m).k == 0
 
 

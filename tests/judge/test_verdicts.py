@@ -9,10 +9,12 @@ from typing import Any
 
 import pytest
 
+from stabilitygate.against_baseline import Compared, Deltas, NotCompared
 from stabilitygate.judge.baseline import Baseline, baseline_from_run
 from stabilitygate.judge.verdicts import CHANGED, judge_cases
 from stabilitygate.results import CaseMeasurement, CaseVerdict
 from stabilitygate.suite.model import AnswerSpec, Message, ProviderConfig, Regression, ResolvedCase, Thresholds
+from tests.support.typed import typed
 
 REGRESSION = Regression()
 P_6_OF_10 = 22120 / 2**20  # Boschloo, one-sided: 10/10 in the baseline against 6/10 now
@@ -42,23 +44,32 @@ def measured(
     n = len(texts)
     counts = sorted(Counter(texts).items(), key=lambda kv: (-kv[1], kv[0]))
     top = counts[0][1] if counts else 0
-    return CaseMeasurement(
-        id=cid,
-        samples_requested=n + errors,
-        samples_ok=n,
-        sample_errors=errors,
-        metrics={
-            "unique_completions": len(counts),
-            "mode_share": top / n if n else None,
-            "parsed_agreement": top / n if n else None,
-            "cosine_min": None if semantic is None else 0.9,
-            "semantic_agreement": semantic,
-        },
-        completions=[{"text": t, "count": c} for t, c in counts],
-        answers=[{"answer": t, "count": c} for t, c in counts],
-        fingerprints=[{"fingerprint": fingerprint, "count": n}] if n else [],
-        errors=[{"error": "timeout", "count": errors}] if errors else [],
+    return typed(
+        CaseMeasurement,
+        dict(
+            id=cid,
+            samples_requested=n + errors,
+            samples_ok=n,
+            sample_errors=errors,
+            metrics={
+                "unique_completions": len(counts),
+                "mode_share": top / n if n else None,
+                "parsed_agreement": top / n if n else None,
+                "cosine_min": None if semantic is None else 0.9,
+                "semantic_agreement": semantic,
+            },
+            completions=[{"text": t, "count": c} for t, c in counts],
+            answers=[{"answer": t, "count": c} for t, c in counts],
+            fingerprints=[{"fingerprint": fingerprint, "count": n}] if n else [],
+            errors=[{"error": "timeout", "count": errors}] if errors else [],
+        ),
     )
+
+
+def compared(v: CaseVerdict) -> Compared:
+    """The verdict's comparison with its baseline entry; the case must have been compared."""
+    assert isinstance(v.baseline, Compared), v.baseline
+    return v.baseline
 
 
 def record(cases: Sequence[ResolvedCase], runs: Sequence[CaseMeasurement]) -> Baseline:
@@ -89,14 +100,13 @@ def test_regressed_with_p_before_and_after_holm() -> None:
     assert v.reasons[0] == (
         "agreement 6/10 against 10/10 in the baseline: a drop of 0.40, p = 0.042 after Holm (0.021 before)"
     )
-    b = v.baseline
-    assert b is not None
-    assert (b["baseline_k"], b["baseline_n"], b["k"], b["n"]) == (10, 10, 6, 10)
-    assert b["p_value"] == pytest.approx(P_6_OF_10, abs=1e-6) and b["p_holm"] == pytest.approx(2 * P_6_OF_10, abs=1e-6)
-    assert b["drop"] == pytest.approx(0.4) and b["dropped"] is True and b["holm_family"] == 2
-    assert b["metrics"]["parsed_agreement"] == 1.0
-    assert b["deltas"] == {"unique_completions": 1, "agreement": pytest.approx(-0.4), "cosine_min": None}
-    assert b["answer_changed"] is False and b["fingerprints_changed"] is False
+    b = compared(v)
+    assert (b.baseline_k, b.baseline_n, b.k, b.n) == (10, 10, 6, 10)
+    assert b.p_value == pytest.approx(P_6_OF_10, abs=1e-6) and b.p_holm == pytest.approx(2 * P_6_OF_10, abs=1e-6)
+    assert b.drop == pytest.approx(0.4) and b.dropped is True and b.holm_family == 2
+    assert b.metrics.parsed_agreement == 1.0
+    assert b.deltas == Deltas(unique_completions=1, agreement=pytest.approx(-0.4), cosine_min=None)
+    assert b.answer_changed is False and b.fingerprints_changed is False
 
 
 def test_cases_that_held_one_answer_in_both_runs_do_not_dilute_holm() -> None:
@@ -107,7 +117,7 @@ def test_cases_that_held_one_answer_in_both_runs_do_not_dilute_holm() -> None:
     # b and c answered 'A' 20 times out of 20: their tests cannot reject, so the family is a's two tests.
     assert (a.verdict, b.verdict, c.verdict) == ("regressed", "pass", "pass")
     assert "p = 0.042 after Holm (0.021 before)" in a.reasons[0]
-    assert a.baseline is not None and a.baseline["holm_family"] == 2
+    assert compared(a).holm_family == 2
 
 
 def test_holm_over_every_rule_of_two_cases() -> None:
@@ -122,8 +132,8 @@ def test_holm_over_every_rule_of_two_cases() -> None:
         "agreement 6/10 against 10/10 in the baseline: a drop of 0.40, not significant (p = 0.084 after Holm), "
         "p = 0.021 before: a warning, not a failure"
     )
-    assert a.baseline is not None and a.baseline["p_holm"] == pytest.approx(4 * P_6_OF_10, abs=1e-6)
-    assert a.baseline["holm_family"] == 4 and a.baseline["warned"] is True
+    assert compared(a).p_holm == pytest.approx(4 * P_6_OF_10, abs=1e-6)
+    assert compared(a).holm_family == 4 and compared(a).warned is True
 
 
 def test_noise_passes_with_the_numbers() -> None:
@@ -162,15 +172,15 @@ def test_answer_flip_is_a_regression() -> None:
         "answer changed: 'B' (10/10) where the baseline had 'A' (10/10): "
         "the baseline's answer is significantly rarer now, p < 0.001 after Holm"
     )
-    assert v.baseline is not None and v.baseline["answer_changed"] is True
-    assert v.baseline["answer_p_holm"] < 0.001
+    assert compared(v).answer_changed is True
+    assert compared(v).answer_p_holm < 0.001
 
 
 def test_a_narrow_majority_flipping_by_chance_is_a_warning_not_a_failure() -> None:
     # 6/10 'A' then 6/10 'B': each a majority, but 'A' at 4/10 is not significantly rarer than 6/10.
     v = one(measured("c", ["B"] * 6 + ["A"] * 4), before=measured("c", ["A"] * 6 + ["B"] * 4))
     assert v.verdict == "warn"
-    assert v.baseline is not None and v.baseline["answer_changed"] is True and v.baseline["answer_p_holm"] > 0.05
+    assert compared(v).answer_changed is True and compared(v).answer_p_holm > 0.05
     assert any("not significantly rarer" in r and "'B' (6/10)" in r for r in v.reasons)
 
 
@@ -195,7 +205,7 @@ def test_modal_completion_change_without_parser() -> None:
         "completion changed: 'Paris.' (10/10) where the baseline had 'It is Paris.' (10/10): "
         "the baseline's completion is significantly rarer now, p < 0.001 after Holm"
     )
-    assert v.baseline is not None and v.baseline["metric"] == "mode_share"
+    assert compared(v).metric == "mode_share"
 
 
 def test_semantic_drift() -> None:
@@ -209,13 +219,13 @@ def test_semantic_drift() -> None:
         "the most common completion moved in meaning (cosine 0.620 to the baseline's): "
         "the baseline's meaning is significantly rarer now, p < 0.001 after Holm"
     )
-    assert v.baseline is not None and v.baseline["semantic_drift"] is True and v.baseline["modal_cosine"] == 0.62
-    assert v.baseline["metric"] == "semantic_agreement"
+    assert compared(v).semantic_drift is True and compared(v).modal_cosine == 0.62
+    assert compared(v).metric == "semantic_agreement"
     close = one(now, before=before, c=c, regression=no_flip, similarity=lambda a, b: 0.97)
-    assert close.verdict == "pass" and close.baseline is not None and close.baseline["modal_cosine"] == 0.97
+    assert close.verdict == "pass" and compared(close).modal_cosine == 0.97
     # Without the semantic layer there is nothing to compare.
     off = one(now, before=before, c=c, regression=no_flip)
-    assert off.verdict == "pass" and off.baseline is not None and off.baseline["modal_cosine"] is None
+    assert off.verdict == "pass" and compared(off).modal_cosine is None
 
 
 def test_no_drift_between_two_arbitrary_picks_of_scattered_runs() -> None:
@@ -232,24 +242,24 @@ def test_changed_fingerprint_is_reported_not_failed() -> None:
     v = one(measured("c", STABLE, fingerprint="fp_2"), before=measured("c", STABLE, fingerprint="fp_1"))
     assert v.verdict == "pass"
     assert any("system_fingerprint changed: fp_2 where the baseline had fp_1" in r for r in v.reasons)
-    assert v.baseline is not None and v.baseline["fingerprints_changed"] is True
+    assert compared(v).fingerprints_changed is True
 
 
 def test_new_without_a_baseline_without_an_entry_and_after_an_edit() -> None:
     no_file = one(measured("c", STABLE))
     assert no_file.verdict == "new" and "--update-baseline" in no_file.reasons[0]
-    assert no_file.baseline == {"status": "no_baseline"}
+    assert no_file.baseline == NotCompared("no_baseline")
 
     other = record([case("other")], [measured("other", STABLE)])
     (missing,) = judge_cases([case("c")], [measured("c", STABLE)], other, REGRESSION)
-    assert missing.verdict == "new" and missing.baseline == {"status": "missing"}
+    assert missing.verdict == "new" and missing.baseline == NotCompared("missing")
 
     edited = case("c", prompt="q, edited")
     recorded = record([case("c")], [measured("c", STABLE)])
     (v,) = judge_cases([edited], [measured("c", ["B"] * 10)], recorded, REGRESSION)
     assert v.verdict == "new" and v.reasons[0] == CHANGED
-    assert v.baseline is not None and v.baseline["status"] == "changed"
-    assert v.baseline["current_hash"] == edited.definition_hash != v.baseline["hash"]
+    assert isinstance(v.baseline, NotCompared) and v.baseline.status == "changed"
+    assert v.baseline.current_hash == edited.definition_hash != v.baseline.hash
 
 
 def test_thresholds_fail_over_a_regression() -> None:
@@ -269,7 +279,7 @@ def test_error_over_everything() -> None:
     c = case("c", max_unique=1)
     v = one(measured("c", ["A"] * 2 + ["B"] * 2, errors=6), before=measured("c", STABLE), c=c)
     assert v.verdict == "error"
-    assert v.reasons == ["6 of 10 samples failed, more than the 5 allowed (most common error, 6x: timeout)"]
+    assert v.reasons == ("6 of 10 samples failed, more than the 5 allowed (most common error, 6x: timeout)",)
 
 
 def test_a_case_without_measurement_is_an_error() -> None:
@@ -284,8 +294,8 @@ def test_error_cases_are_not_in_the_holm_family_but_failing_ones_are() -> None:
     now = [measured("a", drop), measured("b", ["A"], errors=9), measured("f", drop)]
     a, b, f = judge_cases(cases, now, baseline, REGRESSION)
     assert (a.verdict, b.verdict, f.verdict) == ("warn", "error", "fail")
-    assert a.baseline is not None and a.baseline["holm_family"] == 4  # a's and f's drop and answer tests
-    assert a.baseline["p_holm"] == pytest.approx(4 * P_6_OF_10, abs=1e-6)
+    assert compared(a).holm_family == 4  # a's and f's drop and answer tests
+    assert compared(a).p_holm == pytest.approx(4 * P_6_OF_10, abs=1e-6)
 
 
 def test_baseline_recorded_with_semantics_compared_without() -> None:
@@ -320,4 +330,4 @@ def test_a_reworded_free_text_majority_is_judged_by_its_meaning() -> None:
     v = one(now, before=before, c=c, similarity=lambda a, b: 0.983 if "Paris" in a and "Paris" in b else 0.1)
     assert v.verdict == "pass"
     assert any("judged by its meaning, not its wording" in r for r in v.reasons)
-    assert v.baseline is not None and v.baseline["answer_p_value"] is None and v.baseline["answer_changed"] is False
+    assert compared(v).answer_p_value is None and compared(v).answer_changed is False

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
-from stabilitygate.measure.diagnostics import NearTie, near_tie, near_tie_json, suggestion
+from stabilitygate.measure.diagnostics import NearTie, near_tie, near_tie_diagnostics, suggestion
+from stabilitygate.results import Diagnostics
+from stabilitygate.typed_json import to_json
 
 # "He was born in Queens" as provider tokens, with a near-tie at " Queens" (runner-up " New")
 TEXT = "He was born in Queens"
@@ -66,8 +68,9 @@ def test_equal_margins_pick_the_first_token() -> None:
     assert near_tie(logprobs, "ac", divergence=None).position == 1
 
 
-def test_near_tie_json_keys() -> None:
-    assert near_tie_json(NearTie(0.02, 5, " Queens", " New", True)) == {
+def test_near_tie_report_keys() -> None:
+    assert near_tie_diagnostics(None) == Diagnostics()
+    assert to_json(near_tie_diagnostics(NearTie(0.02, 5, " Queens", " New", True))) == {
         "min_margin": 0.02,
         "min_margin_position": 5,
         "min_margin_token": " Queens",

@@ -23,6 +23,7 @@ from stabilitygate.measure.embedding_cache import EmbeddingCache, model_key
 from stabilitygate.measure.onnx_backend import MODEL_DIR_ENV, export_dir, read_manifest
 from stabilitygate.measure.semantic import unit_rows
 from stabilitygate.measure.sentence_transformers_backend import shared_model
+from stabilitygate.typed_json import to_json
 
 REPO = Path(__file__).resolve().parents[2]
 HEAVY = ("torch", "sentence_transformers", "transformers")
@@ -223,12 +224,12 @@ def test_cosines_equal_a_direct_sentence_transformers_computation(
     for i, j in itertools.combinations(range(len(TEXTS)), 2):
         a, b = direct[i], direct[j]
         values.append(1.0 if TEXTS[i] == TEXTS[j] else float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b))))
-    assert m.metrics["cosine_min"] == pytest.approx(min(values), abs=1e-5)
-    assert m.metrics["cosine_mean"] == pytest.approx(float(np.mean(values)), abs=1e-5)
-    assert m.metrics["cosine_std"] == pytest.approx(float(np.std(values)), abs=1e-5)
+    assert m.metrics.cosine_min == pytest.approx(min(values), abs=1e-5)
+    assert m.metrics.cosine_mean == pytest.approx(float(np.mean(values)), abs=1e-5)
+    assert m.metrics.cosine_std == pytest.approx(float(np.std(values)), abs=1e-5)
     # the paraphrases cluster together, the recipe does not
-    assert m.metrics["semantic_clusters"] >= 2
-    assert m.metrics["cosine_min"] < 0.3
+    assert m.metrics.semantic_clusters >= 2
+    assert m.metrics.cosine_min < 0.3
 
 
 @pytest.mark.slow
@@ -255,7 +256,7 @@ def test_reports_do_not_depend_on_batch_size_companions_or_order(
     random.Random(5).shuffle(shuffled)
     b = measure_case(case, shuffled, embedder=many)
     assert a == b
-    assert json.dumps(a.to_json(), sort_keys=True) == json.dumps(b.to_json(), sort_keys=True)
+    assert json.dumps(to_json(a), sort_keys=True) == json.dumps(to_json(b), sort_keys=True)
     assert np.array_equal(one.embed(TEXTS), many.embed(TEXTS))
     assert np.array_equal(one.embed(CORPUS), many.embed(CORPUS))
 
@@ -304,10 +305,10 @@ def test_word_pieces_match_the_model_tokenizer_and_long_texts_are_noted(
         assert uncached.word_pieces(text) == len(model.tokenizer(text, truncation=False)["input_ids"])
     assert uncached.word_pieces(LONG) > 256
     m = measure_case(make_case(samples=3), make_samples([LONG, LONG, QUEENS]), embedder=uncached)
-    assert m.notes == [
+    assert m.notes == (
         "2 completions are longer than the embedding model's 256 word pieces: their semantic numbers cover only "
-        "the first 256"
-    ]
+        "the first 256",
+    )
     assert embedding_info(uncached) == {
         "model": "all-MiniLM-L6-v2",
         "texts_embedded": uncached.distinct_texts,

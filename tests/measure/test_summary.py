@@ -5,6 +5,7 @@ from typing import Any
 
 from stabilitygate.measure.case import measure_case
 from stabilitygate.measure.summary import suite_summary
+from stabilitygate.typed_json import to_json
 
 
 def test_suite_shares_by_hand(make_case: Callable[..., Any], make_samples: Any) -> None:
@@ -22,7 +23,7 @@ def test_suite_shares_by_hand(make_case: Callable[..., Any], make_samples: Any) 
         "free-text": ["same"] * 4,
     }
     measurements = [measure_case(c, make_samples(texts[c.id]), embedder=None) for c in cases]
-    assert suite_summary(measurements, cases) == {
+    assert to_json(suite_summary(measurements, cases)) == {
         "samples_requested": 40,  # N = 10 per case, 4 drawn
         "samples_ok": 16,
         "sample_errors": 0,
@@ -42,7 +43,7 @@ def test_cases_without_samples_or_expected_values(make_case: Callable[..., Any],
         measure_case(cases[0], make_samples(["1", "1"]), embedder=None),
         measure_case(cases[1], make_samples([None, None]), embedder=None),  # nothing measured
     ]
-    assert suite_summary(measurements, cases) == {
+    assert to_json(suite_summary(measurements, cases)) == {
         "samples_requested": 20,
         "samples_ok": 2,
         "sample_errors": 2,
@@ -54,7 +55,7 @@ def test_cases_without_samples_or_expected_values(make_case: Callable[..., Any],
         "worst_possible_accuracy": None,
         "accuracy_spread": None,
     }
-    assert suite_summary([], [])["tar_raw"] is None
+    assert suite_summary([], []).tar_raw is None
 
 
 def test_token_totals_add_up_over_cases(make_case: Callable[..., Any], make_samples: Any) -> None:
@@ -67,4 +68,4 @@ def test_token_totals_add_up_over_cases(make_case: Callable[..., Any], make_samp
     ]
     measurements = [measure_case(c, s, embedder=None) for c, s in zip(cases, samples, strict=True)]
     summary = suite_summary(measurements, cases)
-    assert summary["prompt_tokens"] == 25 and summary["completion_tokens"] == (1 + 2) + (1 + 2 + 3)
+    assert summary.prompt_tokens == 25 and summary.completion_tokens == (1 + 2) + (1 + 2 + 3)

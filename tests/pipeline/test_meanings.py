@@ -254,7 +254,7 @@ def test_measuring_other_samples_than_were_judged_asks_what_is_missing(tmp_path:
         part = [Sample("shop", i, text) for i, text in enumerate([PM, PM, FIVE])]
         m = measure_case(case, part, embedder=None, meaning=meanings.lookup("shop"))
         assert server.judged[2:] == [(PM, FIVE)]
-    assert (m.metrics["semantic_clusters"], m.metrics["semantic_agreement"]) == (2, 0.666667)
+    assert (m.metrics.semantic_clusters, m.metrics.semantic_agreement) == (2, 0.666667)
 
 
 def test_a_report_with_the_judges_facts_reads_back_the_same_and_bad_ones_are_refused(tmp_path: Path) -> None:

@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 
 import stabilitygate
+from stabilitygate.against_baseline import Compared
 from stabilitygate.samples import Sample
 from stabilitygate.sampling.samples_file import read_samples
+from stabilitygate.typed_json import to_json
 from tests.pipeline.conftest import write_suite
 from tests.support.openai_server import ScriptedOpenAI
 
@@ -44,16 +46,16 @@ def test_a_unanimous_case_stops_at_the_look_and_an_inconclusive_one_takes_a_seco
     assert indices(drawn, "wobbly") == list(range(20))  # the second stage continued the indices
     assert requests == report.run.sampling.requests == 25  # type: ignore[union-attr]
     steady, wobbly = report.case("steady"), report.case("wobbly")
-    assert steady.comparison is not None and steady.comparison["stage"] == "look"
-    assert wobbly.comparison is not None and wobbly.comparison["stage"] == "second"
-    assert (wobbly.comparison["k"], wobbly.comparison["n"]) == (16, 20)
+    assert isinstance(steady.baseline, Compared) and steady.baseline.stage == "look"
+    assert isinstance(wobbly.baseline, Compared) and wobbly.baseline.stage == "second"
+    assert (wobbly.baseline.k, wobbly.baseline.n) == (16, 20)
     assert wobbly.measurement.samples_requested == 20 and steady.measurement.samples_requested == 5
     # 16/20 against 50/50, spent at the second stage's share of the level: caught.
     assert wobbly.verdict == "regressed", wobbly.reasons
     assert steady.verdict == "pass"
     # Scoring the samples file judges the run the same way, from the indices alone.
     scored = stabilitygate.score([samples_file], suite=suite(tmp_path, server))
-    assert [c.to_json() for c in scored.cases] == [c.to_json() for c in report.cases]
+    assert [to_json(c) for c in scored.cases] == [to_json(c) for c in report.cases]
 
 
 def test_a_case_with_thresholds_has_no_look_but_may_take_a_second_stage(tmp_path: Path) -> None:
@@ -68,8 +70,9 @@ def test_a_case_with_thresholds_has_no_look_but_may_take_a_second_stage(tmp_path
     # Its first five samples are all A, yet it draws all of `samples` (thresholds are judged on them),
     # and 8/10 against 50/50 is inconclusive: a second stage.
     assert indices(list(read_samples(samples_file)), "wobbly") == list(range(20))
-    comparison = report.case("wobbly").comparison
-    assert comparison is not None and comparison["stage"] == "second" and comparison["stages"]["look"] is None
+    comparison = report.case("wobbly").baseline
+    assert isinstance(comparison, Compared) and comparison.stage == "second"
+    assert comparison.stages is not None and comparison.stages.look is None
 
 
 def test_without_max_samples_nothing_is_judged_before_the_end(tmp_path: Path) -> None:

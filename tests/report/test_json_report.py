@@ -12,11 +12,15 @@ from stabilitygate import TOOL_NAME, __version__
 from stabilitygate.judge.baseline import baseline_from_run
 from stabilitygate.judge.gate import verdict_counts
 from stabilitygate.judge.verdicts import judge_cases
+from stabilitygate.measure.summary import SuiteNumbers
+from stabilitygate.metrics import Metrics
 from stabilitygate.plain import plain
 from stabilitygate.report.json_report import build_report, dump_report
 from stabilitygate.report.model import BaselineFacts, Report, RunFacts, SuiteRef
 from stabilitygate.results import CaseMeasurement, CaseVerdict
 from stabilitygate.suite.model import AnswerSpec, Message, ProviderConfig, Regression, ResolvedCase, Thresholds
+from stabilitygate.typed_json import to_json
+from tests.support.typed import typed
 
 CASE_KEYS = {
     "id", "line", "hash", "verdict", "reasons", "samples_requested", "samples_ok", "sample_errors", "primary",
@@ -41,25 +45,28 @@ def case(cid: str, line: int) -> ResolvedCase:
 def measured(cid: str, answers: list[str]) -> CaseMeasurement:
     n = len(answers)
     counts = sorted(Counter(answers).items(), key=lambda kv: (-kv[1], kv[0]))
-    return CaseMeasurement(
-        id=cid,
-        samples_requested=n,
-        samples_ok=n,
-        sample_errors=0,
-        metrics={
-            "unique_completions": len(counts),
-            "parsed_agreement": counts[0][1] / n,
-            "mode_share": counts[0][1] / n,
-            "cosine_min": 0.1 + 0.2,
-            "cosine_std": float("nan"),
-            "accuracy": np.float64(answers.count("A") / n),
-        },
-        completions=[{"text": f"Answer: {a}", "count": c} for a, c in counts],
-        answers=[{"answer": a, "count": c} for a, c in counts],
-        fingerprints=[{"fingerprint": "fp", "count": n}],
-        finish_reasons={"stop": n},
-        usage={"prompt_tokens": 12 * n, "completion_tokens": 3 * n},
-        notes=["bad \ud800 surrogate"],
+    return typed(
+        CaseMeasurement,
+        dict(
+            id=cid,
+            samples_requested=n,
+            samples_ok=n,
+            sample_errors=0,
+            metrics={
+                "unique_completions": len(counts),
+                "parsed_agreement": counts[0][1] / n,
+                "mode_share": counts[0][1] / n,
+                "cosine_min": 0.1 + 0.2,
+                "cosine_std": float("nan"),
+                "accuracy": np.float64(answers.count("A") / n),
+            },
+            completions=[{"text": f"Answer: {a}", "count": c} for a, c in counts],
+            answers=[{"answer": a, "count": c} for a, c in counts],
+            fingerprints=[{"fingerprint": "fp", "count": n}],
+            finish_reasons={"stop": n},
+            usage={"prompt_tokens": 12 * n, "completion_tokens": 3 * n},
+            notes=["bad \ud800 surrogate"],
+        ),
     )
 
 
@@ -75,7 +82,7 @@ def build(measurements: list[CaseMeasurement], verdicts: list[CaseVerdict] | Non
         cases,
         measurements,
         verdicts,
-        summary={"tar_raw": 0.5, "tar_parsed": 0.5, "samples_requested": 20},
+        summary=SuiteNumbers(tar_raw=0.5, tar_parsed=0.5, samples_requested=20),
         counts=verdict_counts(verdicts),
         run=RUN_FACTS,
         exit_code=1,
@@ -138,7 +145,8 @@ def test_unmeasured_case_is_an_error_row() -> None:
     verdicts = judge_cases(cases, RUN[:1], None, Regression())
     report = build(RUN[:1], verdicts)
     second = report["cases"][1]
-    assert second["verdict"] == "error" and second["samples_ok"] == 0 and second["metrics"] == {}
+    assert second["verdict"] == "error" and second["samples_ok"] == 0
+    assert second["metrics"] == to_json(Metrics())  # every metric unmeasured: null
 
 
 def test_plain() -> None:

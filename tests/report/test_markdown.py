@@ -13,11 +13,13 @@ from cmarkgfm.cmark import Options
 from stabilitygate.judge.baseline import baseline_from_run
 from stabilitygate.judge.gate import exit_code, run_verdict, verdict_counts
 from stabilitygate.judge.verdicts import judge_cases
+from stabilitygate.measure.summary import SuiteNumbers
 from stabilitygate.report.json_report import build_report
 from stabilitygate.report.markdown import comment_marker, render_markdown
 from stabilitygate.report.model import BaselineFacts, Report, RunFacts, SuiteRef
 from stabilitygate.results import CaseMeasurement
 from stabilitygate.suite.model import AnswerSpec, Message, ProviderConfig, Regression, ResolvedCase, Thresholds
+from tests.support.typed import typed
 
 GITHUB_LIMIT = 65_536
 EXTENSIONS = ["table", "autolink", "strikethrough", "tasklist"]  # no tagfilter: raw HTML would pass
@@ -144,10 +146,10 @@ def assert_inert(markdown: str) -> Html:
 
 def test_shape() -> None:
     cases = [
-        rcase("steady", "pass", [("A", 10)], baseline={"status": "compared", "baseline_k": 10, "baseline_n": 10,
-                                                       "k": 10, "n": 10, "p_holm": 1.0, "drop": 0.0}),
+        rcase("steady", "pass", [("A", 10)], baseline={"status": "compared", "hash": "h", "baseline_k": 10,
+                                                       "baseline_n": 10, "k": 10, "n": 10, "p_holm": 1.0, "drop": 0.0}),
         rcase("shaky", "regressed", [("A", 6), ("B", 4)], answers=[("A", 6), ("B", 4)],
-              baseline={"status": "compared", "baseline_k": 10, "baseline_n": 10, "k": 6, "n": 10,
+              baseline={"status": "compared", "hash": "h", "baseline_k": 10, "baseline_n": 10, "k": 6, "n": 10,
                         "p_holm": 0.0422, "drop": 0.4, "fingerprints_changed": True}),
         rcase("fresh", "new", [("x", 10)], baseline={"status": "no_baseline"}),
     ]  # fmt: skip
@@ -175,8 +177,8 @@ def test_hostile_completions_stay_text() -> None:
     cases = [
         rcase("hostile", "fail", completions, answers=answers,
               reasons=["answer changed: '<img src=x onerror=alert(1)>' where the baseline had '@org/team' #12"],
-              baseline={"status": "compared", "baseline_k": 10, "baseline_n": 10, "k": 6, "n": 12, "drop": 0.5,
-                        "p_holm": 0.01, "answer_changed": True, "kind": "answer",
+              baseline={"status": "compared", "hash": "h", "baseline_k": 10, "baseline_n": 10, "k": 6, "n": 12,
+                        "drop": 0.5, "p_holm": 0.01, "answer_changed": True, "kind": "answer",
                         "baseline_modal": {"value": "</details>", "count": 10, "n": 10},
                         "modal": {"value": "<script>x</script>", "count": 6, "n": 12}}),
     ]  # fmt: skip
@@ -258,19 +260,19 @@ def test_from_a_real_judgement() -> None:
 
     def measured(cid: str, a: int) -> CaseMeasurement:
         rows = [("A", a), ("B", 10 - a)] if a < 10 else [("A", 10)]
-        return CaseMeasurement(
+        return typed(CaseMeasurement, dict(
             id=cid, samples_requested=10, samples_ok=10, sample_errors=0,
             metrics={"unique_completions": len(rows), "parsed_agreement": a / 10, "cosine_min": None},
             completions=[{"text": f"({x})", "count": c} for x, c in rows],
             answers=[{"answer": x, "count": c} for x, c in rows], fingerprints=[],
-        )  # fmt: skip
+        ))  # fmt: skip
 
     cases = [case("a"), case("b")]
     baseline = baseline_from_run(cases, [measured("a", 10), measured("b", 10)], "demo")
     now = [measured("a", 6), measured("b", 10)]
     verdicts = judge_cases(cases, now, baseline, Regression())
     full = build_report(
-        SuiteRef("s.yml", "demo"), cases, now, verdicts, summary={}, counts=verdict_counts(verdicts),
+        SuiteRef("s.yml", "demo"), cases, now, verdicts, summary=SuiteNumbers(), counts=verdict_counts(verdicts),
         run=RunFacts(BaselineFacts("s.baseline.json", "compared"), None, "regression"),
         exit_code=exit_code(verdicts, "regression", could_not_measure=False),
         verdict=run_verdict(verdicts, fatal=False),

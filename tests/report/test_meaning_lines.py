@@ -2,13 +2,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from stabilitygate.metrics import Metrics
 from stabilitygate.report.judge_facts import JudgeFacts
 from stabilitygate.report.meaning_lines import meaning_lines
 from stabilitygate.results import CaseMeasurement
+from stabilitygate.typed_json import to_json
+from tests.support.typed import typed
 
 
-def measurement(metrics: dict[str, Any], diagnostics: dict[str, Any] | None = None) -> CaseMeasurement:
-    return CaseMeasurement("c", 10, 10, 0, metrics, [], [], [], diagnostics=diagnostics or {})
+def measurement(metrics: Any, diagnostics: dict[str, Any] | None = None) -> CaseMeasurement:
+    data = {"id": "c", "samples_requested": 10, "samples_ok": 10, "sample_errors": 0, "metrics": metrics}
+    return typed(CaseMeasurement, {**data, "diagnostics": diagnostics or {}})
 
 
 def test_the_cosine_bar_cut_is_shown_with_both_pairs() -> None:
@@ -39,14 +43,15 @@ def test_the_judge_cost_is_shown_and_nothing_without_either() -> None:
 
 def test_judge_facts_total_the_cases_and_round_trip() -> None:
     facts = JudgeFacts.of_cases(
-        [{"judge_calls": 3, "judge_prompt_tokens": 100, "judge_completion_tokens": 3}, {"judge_calls": None}],
+        [Metrics(judge_calls=3, judge_prompt_tokens=100, judge_completion_tokens=3), Metrics(judge_calls=None)],
         unreadable=1,
         failed=0,
         requests=7,
     )
     assert (facts.cases, facts.calls, facts.prompt_tokens, facts.unreadable_replies) == (1, 3, 100, 1)
-    assert JudgeFacts.from_json(facts.to_json()) == facts  # requests is not part of the report
-    assert "requests" not in facts.to_json()
+    written = to_json(facts)
+    assert typed(JudgeFacts, written) == facts  # requests is not part of the report
+    assert isinstance(written, dict) and "requests" not in written
     assert facts.summary == (
         "Entailment judge: 3 judgments over 1 case (100 prompt + 3 completion tokens); "
         "1 reply named no label and counted as different meanings."
