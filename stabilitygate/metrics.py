@@ -20,7 +20,8 @@ METRIC_LABELS: dict[MetricName, str] = {
 
 @dataclass(frozen=True)
 class Agreement:
-    """A case's primary agreement metric (docs/design.md, "Judging"): its name and the counts behind it."""
+    """A case's primary agreement metric (docs/design.md, "Judging"): its name and the counts behind it
+    (k of n samples; k is at most n)."""
 
     metric: MetricName
     k: Count

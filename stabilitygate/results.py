@@ -13,7 +13,7 @@ from typing import Literal
 
 from stabilitygate.against_baseline import AgainstBaseline
 from stabilitygate.metrics import Agreement, Metrics
-from stabilitygate.typed_json import JSON, Count, Flag, Number, Signed, omitted_when_default
+from stabilitygate.typed_json import JSON, Count, Flag, Integer, Number, Signed, omitted_when_default
 
 __all__ = [
     "Agreement",
@@ -110,7 +110,7 @@ class CaseMeasurement:
     fingerprints: tuple[FingerprintCount, ...] = ()
     errors: tuple[ErrorCount, ...] = ()
     finish_reasons: Mapping[str, Count] = field(default_factory=dict)
-    usage: Mapping[str, int | None] = field(default_factory=dict)  # prompt_tokens, completion_tokens
+    usage: Mapping[str, Integer | None] = field(default_factory=dict)  # prompt_tokens, completion_tokens
     notes: tuple[str, ...] = ()  # human sentences: truncation, cut completions, ...
     diagnostics: Diagnostics = Diagnostics()
 

@@ -21,6 +21,7 @@ __all__ = [
     "JSON",
     "Count",
     "Flag",
+    "Integer",
     "Number",
     "Share",
     "Signed",
@@ -44,6 +45,7 @@ Count = Annotated[int, Field(ge=0, strict=True)]
 Share = Annotated[float, Field(ge=0, le=1, strict=True)]
 Signed = Annotated[float, Field(ge=-1, le=1, strict=True)]  # a cosine, a drop, a difference of shares
 Number = Annotated[float, Field(strict=True)]
+Integer = Annotated[int, Field(strict=True)]
 Flag = Annotated[bool, Field(strict=True)]
 
 _OMIT = "stabilitygate.omit_when_default"

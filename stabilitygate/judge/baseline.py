@@ -12,7 +12,9 @@ import json
 import os
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Annotated, Final
+
+from pydantic import Field
 
 from stabilitygate.atomic import write_atomic
 from stabilitygate.bounded import MAX_BASELINE_BYTES
@@ -25,6 +27,8 @@ from stabilitygate.suite.model import ResolvedCase
 from stabilitygate.typed_json import JSON, Count, from_json, json_schema, to_json
 
 SCHEMA_VERSION: Final = 1
+#: The one version this reader knows (strict: `true` is not 1).
+SchemaVersion = Annotated[int, Field(ge=SCHEMA_VERSION, le=SCHEMA_VERSION, strict=True)]
 TOP = 5  # completions and answers kept per case: enough to show what changed, small in a diff
 
 
@@ -49,7 +53,7 @@ class Baseline:
 
     suite: str
     cases: Mapping[str, BaselineCase]
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: SchemaVersion = SCHEMA_VERSION
 
 
 # --- building -----------------------------------------------------------------------------------

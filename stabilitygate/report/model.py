@@ -28,7 +28,17 @@ from stabilitygate.results import (
     FingerprintCount,
     VerdictName,
 )
-from stabilitygate.typed_json import JSON, Count, Share, Signed, from_json, json_schema, omitted_when_default, to_json
+from stabilitygate.typed_json import (
+    JSON,
+    Count,
+    Integer,
+    Share,
+    Signed,
+    from_json,
+    json_schema,
+    omitted_when_default,
+    to_json,
+)
 from stabilitygate.version import TOOL_NAME, __version__
 
 __all__ = [
@@ -48,6 +58,8 @@ RunVerdict = Literal["pass", "fail", "error"]
 FAILING_VERDICTS: tuple[VerdictName, ...] = ("fail", "regressed", "error")
 WARNING_VERDICTS: tuple[VerdictName, ...] = ("warn",)
 SCHEMA_VERSION: Final = 1
+#: The one version this reader knows (strict: `true` is not 1).
+SchemaVersion = Annotated[int, Field(ge=SCHEMA_VERSION, le=SCHEMA_VERSION, strict=True)]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -113,7 +125,7 @@ class CaseResult:
     where it stands against the baseline (`baseline`)."""
 
     id: str
-    line: int | None = None
+    line: Integer | None = None
     hash: str = ""
     verdict: VerdictName
     reasons: tuple[str, ...]
@@ -127,7 +139,7 @@ class CaseResult:
     fingerprints: tuple[FingerprintCount, ...] = ()
     errors: tuple[ErrorCount, ...] = ()
     finish_reasons: Mapping[str, Count] = field(default_factory=dict)
-    usage: Mapping[str, int | None] = field(default_factory=dict)
+    usage: Mapping[str, Integer | None] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     diagnostics: Diagnostics = Diagnostics()
     baseline: AgainstBaseline | None = None
@@ -207,7 +219,7 @@ class ToolRef:
 class Report:
     """A judged run: what `stabilitygate.run`, `score` and `merge` return."""
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: SchemaVersion = SCHEMA_VERSION
     tool: ToolRef = ToolRef()
     suite: SuiteRef
     verdict: RunVerdict

@@ -1,4 +1,4 @@
-"""Every value of a report replaced by a hostile one: refused as bad input, or rendered without a crash.
+"""A report read back is checked before anything renders it: a hostile value is bad input, never a crash.
 
 A report handed to `merge` or `comment-from` is input (a fork writes every byte of it). Whatever one
 value is changed to, reading it either raises BadInput (exit 2, one line naming the place), or gives
@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from stabilitygate.cli import main
 from stabilitygate.errors import BadInput
 from stabilitygate.report.console import summary_lines
 from stabilitygate.report.junit import render_junit
@@ -22,7 +24,66 @@ from stabilitygate.report.markdown import render_markdown
 from stabilitygate.report.model import Report
 
 GOLDEN = Path(__file__).parent / "golden" / "now.report.json"
-HOSTILE: tuple[Any, ...] = ("abc", -1, 7.5, 10**12, None, True, [], {})
+ANY_VALUE: tuple[Any, ...] = ("abc", -1, 7.5, 10**12, None, True, [], {})
+
+
+def golden() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(GOLDEN.read_text(encoding="utf-8"))
+    return data
+
+
+def set_at(data: dict[str, Any], path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
+    changed = copy.deepcopy(data)
+    target: Any = changed
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return changed
+
+
+HOSTILE = [
+    (("summary", "tar_raw"), "abc"),
+    (("summary", "best_possible_accuracy"), 7),
+    (("summary", "prompt_tokens"), -1),
+    (("cases", 0, "metrics", "cosine_min"), "abc"),
+    (("cases", 0, "metrics", "unique_completions"), 1.5),
+    (("cases", 0, "baseline", "p_holm"), "0.01"),
+    (("cases", 0, "baseline", "baseline_k"), "10"),
+    (("cases", 0, "baseline", "modal_cosine"), []),
+    (("cases", 0, "baseline", "metrics", "mode_share"), "x"),
+    (("run", "embedding"), {"model": "m", "texts_embedded": "many", "max_word_pieces": 256, "truncation": ""}),
+]
+
+
+@pytest.mark.parametrize(("path", "value"), HOSTILE, ids=["/".join(map(str, p)) for p, _ in HOSTILE])
+def test_a_hostile_number_is_bad_input_naming_where(path: tuple[str | int, ...], value: Any) -> None:
+    where = re.escape("/".join(map(str, path)))
+    with pytest.raises(BadInput, match=rf"not a stabilitygate report this version can read: at {where}"):
+        Report.from_dict(set_at(golden(), path, value), source="report.json")
+
+
+@pytest.mark.parametrize("value", [{"nested": True}, "abc", [1, 2]])
+def test_an_unknown_metric_is_ignored_and_a_hostile_known_one_refused(value: Any) -> None:
+    """A newer metric never breaks an older reader; a metric this version knows is still checked."""
+    newer = Report.from_dict(set_at(golden(), ("cases", 0, "metrics", "a_future_metric"), value))
+    assert newer.cases[0].metrics == Report.from_dict(golden()).cases[0].metrics
+    assert "a_future_metric" not in json.dumps(newer.to_dict())
+    with pytest.raises(BadInput, match=r"at cases/0/metrics/semantic_entropy"):
+        Report.from_dict(set_at(golden(), ("cases", 0, "metrics", "semantic_entropy"), value))
+
+
+def test_the_golden_report_renders_and_a_newer_scalar_metric_is_allowed() -> None:
+    newer = set_at(golden(), ("cases", 0, "metrics", "a_future_metric"), 0.5)
+    assert render_markdown(Report.from_dict(newer)).startswith("<!-- stabilitygate:golden -->")
+
+
+def test_merge_of_a_hostile_report_exits_2_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "report.json"
+    bad.write_text(json.dumps(set_at(golden(), ("summary", "tar_raw"), "abc")), encoding="utf-8")
+    code = main(["merge", str(bad), "--suite", str(tmp_path / "missing.yml")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert len(err) == 1 and "summary/tar_raw" in err[0] and "Traceback" not in err[0]
 
 
 def leaves(node: Any, path: tuple[str | int, ...] = ()) -> Iterator[tuple[str | int, ...]]:
@@ -37,32 +98,19 @@ def leaves(node: Any, path: tuple[str | int, ...] = ()) -> Iterator[tuple[str | 
         yield path
 
 
-def replaced(document: Any, path: tuple[str | int, ...], value: Any) -> Any:
-    changed = copy.deepcopy(document)
-    node = changed
-    for part in path[:-1]:
-        node = node[part]
-    node[path[-1]] = value
-    return changed
-
-
 def render_everything(report: Report) -> None:
     assert render_markdown(report)
     assert render_junit(report)
     assert summary_lines(report)
 
 
-def test_the_golden_report_reads_and_renders() -> None:
-    render_everything(Report.from_dict(json.loads(GOLDEN.read_text(encoding="utf-8")), source="r.json"))
-
-
-@pytest.mark.parametrize("hostile", HOSTILE, ids=repr)
+@pytest.mark.parametrize("hostile", ANY_VALUE, ids=repr)
 def test_any_value_made_hostile_is_bad_input_or_renders(hostile: Any) -> None:
-    document = json.loads(GOLDEN.read_text(encoding="utf-8"))
+    document = golden()
     refused = 0
     for path in leaves(document):
         try:
-            report = Report.from_dict(replaced(document, path, hostile), source="r.json")
+            report = Report.from_dict(set_at(document, path, hostile), source="r.json")
         except BadInput as exc:
             refused += 1
             assert str(exc).startswith("r.json: not a stabilitygate report this version can read: at ")
