@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from stabilitygate.metrics import MetricName, Metrics
+from stabilitygate.metrics import MetricName, Metrics, SampleCount
 from stabilitygate.typed_json import JSON, Count, Flag, Share, Signed, omitted_when_default
 
 __all__ = ["AgainstBaseline", "Compared", "Deltas", "ModalShown", "NotCompared", "StageSizes"]
@@ -26,8 +26,8 @@ class ModalShown:
     """The most common answer (or completion) of a run, as the report shows it, and its count."""
 
     value: JSON
-    count: Count
-    n: Count
+    count: SampleCount
+    n: SampleCount
 
     @classmethod
     def shortened(cls, value: JSON, count: int, n: int) -> ModalShown:
@@ -49,9 +49,9 @@ class Deltas:
 class StageSizes:
     """The case's sampling design: `samples` first, up to `max_samples`, with a look at `look`."""
 
-    samples: Count
-    max_samples: Count
-    look: Count | None = None
+    samples: SampleCount
+    max_samples: SampleCount
+    look: SampleCount | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -65,10 +65,10 @@ class Compared:
     hash: str
     # The drop test of the primary agreement.
     metric: MetricName | None = None
-    k: Count | None = None
-    n: Count | None = None
-    baseline_k: Count | None = None
-    baseline_n: Count | None = None
+    k: SampleCount | None = None
+    n: SampleCount | None = None
+    baseline_k: SampleCount | None = None
+    baseline_n: SampleCount | None = None
     test: Literal["boschloo", "fisher"] | None = None
     p_value: Share | None = None
     p_holm: Share | None = None

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Annotated, Final, Literal
+
+from pydantic import Field
 
 from stabilitygate.typed_json import Count, Flag, Number, Share, Signed, omitted_when_default
 
-__all__ = ["METRIC_LABELS", "Agreement", "MetricName", "Metrics"]
+__all__ = ["MAX_SAMPLES", "METRIC_LABELS", "Agreement", "MetricName", "Metrics", "SampleCount"]
+
+#: The most samples a case may draw (suite/model.py's bound), so the most any count of samples can be:
+#: a baseline or report claiming more is refused before an exact test tries to weigh it.
+MAX_SAMPLES: Final = 100_000
+SampleCount = Annotated[int, Field(ge=0, le=MAX_SAMPLES, strict=True)]
 
 MetricName = Literal["parsed_agreement", "semantic_agreement", "mode_share"]
 
@@ -24,8 +31,8 @@ class Agreement:
     (k of n samples; k is at most n)."""
 
     metric: MetricName
-    k: Count
-    n: Count
+    k: SampleCount
+    n: SampleCount
 
     def __post_init__(self) -> None:
         if self.k > self.n:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from stabilitygate.against_baseline import AgainstBaseline
-from stabilitygate.metrics import Agreement, Metrics
+from stabilitygate.metrics import Agreement, Metrics, SampleCount
 from stabilitygate.typed_json import JSON, Count, Flag, Integer, Number, Signed, omitted_when_default
 
 __all__ = [
@@ -37,25 +37,25 @@ VerdictName = Literal["pass", "fail", "regressed", "warn", "new", "error", "unch
 @dataclass(frozen=True)
 class CompletionCount:
     text: str
-    count: Count
+    count: SampleCount
 
 
 @dataclass(frozen=True)
 class AnswerCount:
     answer: JSON  # a parsed answer: a string, a number, or a JSON field's value
-    count: Count
+    count: SampleCount
 
 
 @dataclass(frozen=True)
 class FingerprintCount:
     fingerprint: str | None
-    count: Count
+    count: SampleCount
 
 
 @dataclass(frozen=True)
 class ErrorCount:
     error: str
-    count: Count
+    count: SampleCount
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ class ClusterPairs:
 @dataclass(frozen=True)
 class UnreadableReply:
     reply: str
-    count: Count
+    count: SampleCount
 
 
 @dataclass(frozen=True)
@@ -101,9 +101,9 @@ class CaseMeasurement:
     """Everything measured about one case (docs/design.md, "The numbers")."""
 
     id: str
-    samples_requested: Count
-    samples_ok: Count
-    sample_errors: Count
+    samples_requested: SampleCount
+    samples_ok: SampleCount
+    sample_errors: SampleCount
     metrics: Metrics = Metrics()
     completions: tuple[CompletionCount, ...] = ()  # by count desc, then text
     answers: tuple[AnswerCount, ...] = ()  # by count desc, then answer

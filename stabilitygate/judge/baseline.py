@@ -21,10 +21,10 @@ from stabilitygate.bounded import MAX_BASELINE_BYTES
 from stabilitygate.errors import BadInput
 from stabilitygate.jsonfile import read_json_file
 from stabilitygate.judge.agreement import primary_agreement
-from stabilitygate.metrics import Agreement, Metrics
+from stabilitygate.metrics import Agreement, Metrics, SampleCount
 from stabilitygate.results import AnswerCount, CaseMeasurement, CaseVerdict, CompletionCount, FingerprintCount
 from stabilitygate.suite.model import ResolvedCase
-from stabilitygate.typed_json import JSON, Count, from_json, json_schema, to_json
+from stabilitygate.typed_json import JSON, from_json, json_schema, to_json
 
 SCHEMA_VERSION: Final = 1
 #: The one version this reader knows (strict: `true` is not 1).
@@ -37,7 +37,7 @@ class BaselineCase:
     """What the baseline keeps of one recorded case."""
 
     hash: str
-    samples: Count  # successful samples of the recorded run (n)
+    samples: SampleCount  # successful samples of the recorded run (n)
     metrics: Metrics
     primary: Agreement | None
     modal_completion: str | None = None

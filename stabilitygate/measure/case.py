@@ -34,29 +34,6 @@ from stabilitygate.samples import Sample
 from stabilitygate.suite.model import ResolvedCase
 from stabilitygate.typed_json import JSON
 
-METRIC_KEYS = (
-    "unique_completions",
-    "mode_share",
-    "tar_raw",
-    "parsed_agreement",
-    "tar_parsed",
-    "parse_failures",
-    "cosine_min",
-    "cosine_mean",
-    "cosine_std",
-    "semantic_clusters",
-    "semantic_agreement",
-    "semantic_entropy",
-    "divergence_token",
-    "accuracy",
-    "any_correct",
-    "all_correct",
-    "schema_valid_share",
-    "prompt_tokens",
-    "completion_tokens",
-    "length_cut",
-)
-
 
 def _order(sample: Sample) -> tuple[int, bool, str, str]:
     """Sample order, total even for duplicate indices, so arrival order never matters."""
@@ -142,7 +119,7 @@ def measure_case(
     if len(ordered) < requested:
         notes.append(f"only {len(ordered)} of {requested} requested samples were drawn")
 
-    metrics: dict[str, Any] = dict.fromkeys(METRIC_KEYS)
+    metrics: dict[str, Any] = {}  # the keyword arguments of Metrics, gathered step by step
     metrics.update(raw_metrics(counts))
     parsed = parse_texts(case.answer, counts) if case.answer is not None else None
     answers: list[tuple[JSON, int]] = []

@@ -16,7 +16,7 @@ from pydantic import Field
 from stabilitygate.against_baseline import AgainstBaseline
 from stabilitygate.judge.gate import VerdictCounts
 from stabilitygate.measure.summary import SuiteNumbers
-from stabilitygate.metrics import Agreement, Metrics
+from stabilitygate.metrics import Agreement, Metrics, SampleCount
 from stabilitygate.report.judge_facts import JudgeFacts
 from stabilitygate.report.run_facts import BaselineFacts, EmbeddingFacts, RunFacts, SamplingFacts
 from stabilitygate.results import (
@@ -129,9 +129,9 @@ class CaseResult:
     hash: str = ""
     verdict: VerdictName
     reasons: tuple[str, ...]
-    samples_requested: Count
-    samples_ok: Count
-    sample_errors: Count
+    samples_requested: SampleCount
+    samples_ok: SampleCount
+    sample_errors: SampleCount
     primary: Agreement | None = None
     metrics: Metrics
     completions: tuple[CompletionCount, ...] = ()

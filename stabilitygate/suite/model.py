@@ -23,6 +23,7 @@ from pydantic import (
     model_validator,
 )
 
+from stabilitygate.metrics import MAX_SAMPLES
 from stabilitygate.suite.expected import EXPECTED_JSON_SCHEMA, check_expected
 from stabilitygate.suite.strict import Strict
 
@@ -97,7 +98,7 @@ class Equivalence(Strict):
 
 
 class Sampling(Strict):
-    samples: int = Field(10, ge=2, le=100_000, description="Samples per case (N)")
+    samples: int = Field(10, ge=2, le=MAX_SAMPLES, description="Samples per case (N)")
     concurrency: int = Field(8, ge=1, le=1024, description="Requests in flight, over the whole run")
     timeout_s: float = Field(60.0, gt=0, le=3600, description="Per-request timeout")
     retries: int = Field(5, ge=0, le=50, description="Retries of one sample on 429, 5xx, timeouts")
@@ -108,13 +109,13 @@ class Sampling(Strict):
     baseline_samples: int | None = Field(
         None,
         ge=2,
-        le=100_000,
+        le=MAX_SAMPLES,
         description="Samples per case that --update-baseline draws (default 5 x samples: a baseline is paid once)",
     )
     max_samples: int | None = Field(
         None,
         ge=2,
-        le=100_000,
+        le=MAX_SAMPLES,
         description="Most samples per case when the first `samples` leave its tests inconclusive "
         "(default: samples, no second stage; 2 x samples is the design docs/design.md measures)",
     )
@@ -223,9 +224,9 @@ class Case(Strict):
         description="The correct answer, for accuracy: a value compared with the parsed answer, or with a "
         "text answer (or none) {contains: TEXT} or {regex: PATTERN}",
     )
-    samples: int | None = Field(None, ge=2, le=100_000, description="Overrides sampling.samples")
-    baseline_samples: int | None = Field(None, ge=2, le=100_000, description="Overrides sampling.baseline_samples")
-    max_samples: int | None = Field(None, ge=2, le=100_000, description="Overrides sampling.max_samples")
+    samples: int | None = Field(None, ge=2, le=MAX_SAMPLES, description="Overrides sampling.samples")
+    baseline_samples: int | None = Field(None, ge=2, le=MAX_SAMPLES, description="Overrides sampling.baseline_samples")
+    max_samples: int | None = Field(None, ge=2, le=MAX_SAMPLES, description="Overrides sampling.max_samples")
     thresholds: Thresholds | None = None
     provider: ProviderMapping | None = None
     equivalence: Equivalence | None = Field(None, description="Replaces the suite's `equivalence` for this case")

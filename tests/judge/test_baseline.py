@@ -154,6 +154,23 @@ def test_impossible_counts_are_rejected(tmp_path: Path) -> None:
         read_baseline(path)
 
 
+@pytest.mark.parametrize(("field", "place"), [("samples", "cases/one/samples"), ("primary", "cases/one/primary/n")])
+def test_more_samples_than_a_suite_may_draw_are_refused_before_any_test_weighs_them(
+    tmp_path: Path, field: str, place: str
+) -> None:
+    """An exact test over 10**12 samples would never end: the reader refuses the count instead."""
+    path = tmp_path / "b.json"
+    data = to_json(sample_baseline())
+    entry = data["cases"]["one"]  # type: ignore[index,call-overload]
+    if field == "samples":
+        entry["samples"] = 10**12
+    else:
+        entry["primary"] = {"metric": "parsed_agreement", "k": 1, "n": 10**12}
+    path.write_text(json.dumps(data))
+    with pytest.raises(BadInput, match=rf"at {place}: Input should be less than or equal to 100000"):
+        read_baseline(path)
+
+
 def test_a_directory_is_bad_input(tmp_path: Path) -> None:
     with pytest.raises(BadInput, match="cannot read"):
         read_baseline(tmp_path)
