@@ -8,6 +8,10 @@ The library API (docs/design.md, "Library API")::
     report = stabilitygate.merge(["shard1/report.json", "shard2/report.json"])
     print("\n".join(stabilitygate.plan(".stability/suite.yml").lines()))  # cost and power, spending nothing
     report.verdict, report.exit_code, report.to_dict()
+    case = report.case("checkout")
+    case.metrics.cosine_min, case.primary                       # typed: Metrics, Agreement
+    if isinstance(case.baseline, stabilitygate.Compared):        # or NotCompared: why not compared
+        case.baseline.p_holm, case.baseline.detectable_drop
 
 Importing the package is cheap: the pipeline loads on first use.
 """
@@ -19,8 +23,10 @@ from typing import TYPE_CHECKING, Any
 from stabilitygate.version import TOOL_NAME, __version__
 
 if TYPE_CHECKING:
+    from stabilitygate.against_baseline import Compared, NotCompared
     from stabilitygate.api import merge, plan, run, score
     from stabilitygate.errors import BadInput, CannotMeasure
+    from stabilitygate.metrics import Agreement, Metrics
     from stabilitygate.pipeline.options import Shard
     from stabilitygate.report.files import ReportFiles
     from stabilitygate.report.model import CaseResult, Report, RunFacts
@@ -41,13 +47,21 @@ _LAZY = {
     "Sample": "stabilitygate.samples",
     "Shard": "stabilitygate.pipeline.options",
     "LoadedSuite": "stabilitygate.suite.load",
+    "Metrics": "stabilitygate.metrics",
+    "Agreement": "stabilitygate.metrics",
+    "Compared": "stabilitygate.against_baseline",
+    "NotCompared": "stabilitygate.against_baseline",
 }
 __all__ = [
     "TOOL_NAME",
+    "Agreement",
     "BadInput",
     "CannotMeasure",
     "CaseResult",
+    "Compared",
     "LoadedSuite",
+    "Metrics",
+    "NotCompared",
     "Report",
     "ReportFiles",
     "RunFacts",

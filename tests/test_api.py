@@ -39,6 +39,8 @@ def test_run_returns_a_report_and_writes_nothing(tmp_path: Path) -> None:
     c0 = report.case("c0")
     assert c0.verdict == "new" and c0.primary is not None and (c0.primary.k, c0.primary.n) == (3, 4)
     assert c0.measurement.completions[0] == CompletionCount("Queens", 3)
+    assert c0.baseline == stabilitygate.NotCompared("no_baseline")
+    assert c0.metrics.unique_completions == len(c0.completions) and c0.metrics.mode_share == 0.75
     assert report.run.sampling is not None and report.run.sampling.requests == 8
     assert report.run.baseline.status == "missing" and report.summary.new == 2
 
@@ -84,17 +86,23 @@ def test_report_case_of_an_unknown_id_is_a_key_error(tmp_path: Path) -> None:
 
 
 def test_the_public_surface_names_what_a_library_user_needs() -> None:
+    from stabilitygate.against_baseline import Compared, NotCompared
     from stabilitygate.errors import BadInput, CannotMeasure
+    from stabilitygate.metrics import Agreement, Metrics
     from stabilitygate.report.files import ReportFiles
     from stabilitygate.suite.load import LoadedSuite
 
-    exported = {
+    exported: dict[str, object] = {
         "BadInput": BadInput,
         "CannotMeasure": CannotMeasure,
         "Sample": Sample,
         "Shard": Shard,
         "LoadedSuite": LoadedSuite,
         "ReportFiles": ReportFiles,
+        "Metrics": Metrics,
+        "Agreement": Agreement,
+        "Compared": Compared,
+        "NotCompared": NotCompared,
     }
     for name, value in exported.items():
         assert name in stabilitygate.__all__
