@@ -3,9 +3,7 @@ they accept exactly what the gate's readers accept."""
 
 from __future__ import annotations
 
-import copy
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +15,7 @@ from stabilitygate.judge.baseline import Baseline
 from stabilitygate.published_schemas import PUBLISHED, render
 from stabilitygate.report.model import Report
 from stabilitygate.typed_json import from_json
+from tests.support.hostile import HOSTILE, leaves, set_at
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "report" / "golden"
@@ -45,26 +44,6 @@ def test_the_gates_own_files_validate_and_a_hostile_number_does_not(name: str, d
         assert list(jsonschema.Draft202012Validator(schema).iter_errors(data))
 
 
-def leaves(node: Any, path: tuple[str | int, ...] = ()) -> Iterator[tuple[str | int, ...]]:
-    if isinstance(node, dict):
-        for key, value in node.items():
-            yield from leaves(value, (*path, key))
-    elif isinstance(node, list):
-        for i, value in enumerate(node):
-            yield from leaves(value, (*path, i))
-    else:
-        yield path
-
-
-def set_at(data: Any, path: tuple[str | int, ...], value: Any) -> Any:
-    changed = copy.deepcopy(data)
-    target = changed
-    for key in path[:-1]:
-        target = target[key]
-    target[path[-1]] = value
-    return changed
-
-
 def read_with_the_gate(name: str, data: Any) -> bool:
     """Whether the gate's own reader accepts `data` as the file `name` describes."""
     try:
@@ -88,7 +67,7 @@ def test_the_schema_accepts_what_the_reader_accepts(name: str, document: str) ->
     if "cases" in data and isinstance(data["cases"], list):
         data["cases"] = data["cases"][:2]  # a compared case and one more: every kind of value, in less time
     disagree = []
-    for hostile in ("abc", -1, 7.5, 99, 10**12, None, True, [], {}):
+    for hostile in HOSTILE:
         for path in leaves(data):
             changed = set_at(data, path, hostile)
             if validator.is_valid(changed) != read_with_the_gate(name, changed):

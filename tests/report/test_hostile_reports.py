@@ -7,10 +7,8 @@ a Report that every renderer renders: never a crash (exit 3) in the Markdown, th
 
 from __future__ import annotations
 
-import copy
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +20,9 @@ from stabilitygate.report.console import summary_lines
 from stabilitygate.report.junit import render_junit
 from stabilitygate.report.markdown import render_markdown
 from stabilitygate.report.model import Report
+from tests.support.hostile import HOSTILE, leaves, set_at
 
 GOLDEN = Path(__file__).parent / "golden" / "now.report.json"
-ANY_VALUE: tuple[Any, ...] = ("abc", -1, 7.5, 10**12, None, True, [], {})
 
 
 def golden() -> dict[str, Any]:
@@ -32,16 +30,7 @@ def golden() -> dict[str, Any]:
     return data
 
 
-def set_at(data: dict[str, Any], path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
-    changed = copy.deepcopy(data)
-    target: Any = changed
-    for key in path[:-1]:
-        target = target[key]
-    target[path[-1]] = value
-    return changed
-
-
-HOSTILE = [
+HOSTILE_NUMBERS = [
     (("summary", "tar_raw"), "abc"),
     (("summary", "best_possible_accuracy"), 7),
     (("summary", "prompt_tokens"), -1),
@@ -55,7 +44,7 @@ HOSTILE = [
 ]
 
 
-@pytest.mark.parametrize(("path", "value"), HOSTILE, ids=["/".join(map(str, p)) for p, _ in HOSTILE])
+@pytest.mark.parametrize(("path", "value"), HOSTILE_NUMBERS, ids=["/".join(map(str, p)) for p, _ in HOSTILE_NUMBERS])
 def test_a_hostile_number_is_bad_input_naming_where(path: tuple[str | int, ...], value: Any) -> None:
     where = re.escape("/".join(map(str, path)))
     with pytest.raises(BadInput, match=rf"not a stabilitygate report this version can read: at {where}"):
@@ -86,25 +75,13 @@ def test_merge_of_a_hostile_report_exits_2_in_one_line(tmp_path: Path, capsys: p
     assert len(err) == 1 and "summary/tar_raw" in err[0] and "Traceback" not in err[0]
 
 
-def leaves(node: Any, path: tuple[str | int, ...] = ()) -> Iterator[tuple[str | int, ...]]:
-    """The path of every scalar in the document."""
-    if isinstance(node, dict):
-        for key, value in node.items():
-            yield from leaves(value, (*path, key))
-    elif isinstance(node, list):
-        for i, value in enumerate(node):
-            yield from leaves(value, (*path, i))
-    else:
-        yield path
-
-
 def render_everything(report: Report) -> None:
     assert render_markdown(report)
     assert render_junit(report)
     assert summary_lines(report)
 
 
-@pytest.mark.parametrize("hostile", ANY_VALUE, ids=repr)
+@pytest.mark.parametrize("hostile", HOSTILE, ids=repr)
 def test_any_value_made_hostile_is_bad_input_or_renders(hostile: Any) -> None:
     document = golden()
     refused = 0
