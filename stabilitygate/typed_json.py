@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from functools import cache
 from typing import Annotated, Any, TypeAlias, TypeVar
 
 from pydantic import Field, JsonValue, TypeAdapter, ValidationError
@@ -66,18 +67,32 @@ def not_written(default: Any = None) -> Any:
 
 def to_json(value: object) -> JSON:
     """`value` as JSON: dataclasses by their fields, tuples as lists, floats rounded, NaN as null."""
+    if value is None or isinstance(value, str | int | float):  # the leaves first: most values are
+        leaf: JSON = plain(value)
+        return leaf
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {
-            f.name: to_json(getattr(value, f.name))
-            for f in dataclasses.fields(value)
-            if not f.metadata.get(_HIDDEN) and not (f.metadata.get(_OMIT) and getattr(value, f.name) == f.default)
-        }
+        written: dict[str, JSON] = {}
+        for name, omitted, default in _written_fields(type(value)):
+            field_value = getattr(value, name)
+            if not (omitted and field_value == default):
+                written[name] = to_json(field_value)
+        return written
     if isinstance(value, Mapping):  # sorted: the JSON never depends on the order things arrived in
         return {str(k): to_json(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
     if isinstance(value, list | tuple):
         return [to_json(v) for v in value]
     result: JSON = plain(value)
     return result
+
+
+@cache
+def _written_fields(kind: type) -> tuple[tuple[str, bool, Any], ...]:
+    """The fields of a dataclass that reach the JSON: (name, left out at its default, the default)."""
+    return tuple(
+        (f.name, bool(f.metadata.get(_OMIT)), f.default)
+        for f in dataclasses.fields(kind)
+        if not f.metadata.get(_HIDDEN)
+    )
 
 
 _ADAPTERS: dict[object, TypeAdapter[Any]] = {}
