@@ -211,7 +211,7 @@ def with_pipeline_notes(
     fingerprint = fingerprint_note(case.provider.type)
     if fingerprint:
         notes.append(fingerprint)
-    return measurement if len(notes) == len(measurement.notes) else replace(measurement, notes=tuple(notes))
+    return measurement if tuple(notes) == measurement.notes else replace(measurement, notes=tuple(notes))
 
 
 def record_baseline(

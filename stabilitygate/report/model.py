@@ -8,7 +8,7 @@ it and `Report.from_dict()` reads one back, validated against the same types
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Annotated, Any, Final, Literal
 
 from pydantic import Field
@@ -100,20 +100,8 @@ class Summary:
         ).with_numbers(numbers)
 
     def with_numbers(self, numbers: SuiteNumbers) -> Summary:
-        """These counts with `numbers` as the suite-level numbers."""
-        return replace(
-            self,
-            tar_raw=numbers.tar_raw,
-            tar_parsed=numbers.tar_parsed,
-            best_possible_accuracy=numbers.best_possible_accuracy,
-            worst_possible_accuracy=numbers.worst_possible_accuracy,
-            accuracy_spread=numbers.accuracy_spread,
-            samples_requested=numbers.samples_requested,
-            samples_ok=numbers.samples_ok,
-            sample_errors=numbers.sample_errors,
-            prompt_tokens=numbers.prompt_tokens,
-            completion_tokens=numbers.completion_tokens,
-        )
+        """These counts with `numbers` as the suite-level numbers (SuiteNumbers' fields are Summary's)."""
+        return replace(self, **{f.name: getattr(numbers, f.name) for f in fields(numbers)})
 
 
 # --- cases and the report -----------------------------------------------------------------------
