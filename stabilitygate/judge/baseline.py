@@ -24,7 +24,7 @@ from stabilitygate.judge.agreement import primary_agreement
 from stabilitygate.metrics import Agreement, Metrics, SampleCount
 from stabilitygate.results import AnswerCount, CaseMeasurement, CaseVerdict, CompletionCount, FingerprintCount
 from stabilitygate.suite.model import ResolvedCase
-from stabilitygate.typed_json import JSON, from_json, json_schema, to_json
+from stabilitygate.typed_json import JSON, from_json, json_schema, omitted_when_default, to_json
 
 SCHEMA_VERSION: Final = 1
 #: The one version this reader knows (strict: `true` is not 1).
@@ -45,6 +45,8 @@ class BaselineCase:
     completions: tuple[CompletionCount, ...] = ()  # the top TOP
     answers: tuple[AnswerCount, ...] = ()  # the top TOP
     fingerprints: tuple[FingerprintCount, ...] = ()
+    # Failed samples of the recorded run (the rate `max_sample_errors` is checked against); 0 is left out.
+    sample_errors: SampleCount = omitted_when_default(0)
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,7 @@ def baseline_entry(case: ResolvedCase, m: CaseMeasurement, primary: Agreement | 
         completions=m.completions[:TOP],
         answers=m.answers[:TOP],
         fingerprints=m.fingerprints,
+        sample_errors=m.sample_errors,
     )
     return from_json(BaselineCase, to_json(entry), what="a baseline entry", source=None)
 

@@ -216,10 +216,17 @@ def _row(case: CaseResult) -> dict[str, str]:
         "id": case.id,
         "unique": "—" if unique is None else str(unique),
         "agreement": agreement,
+        "parsed": _parsed(case),
         "cosine": "—" if cosine is None else f"{cosine:.3f}",
         "verdict": f"{EMOJI.get(verdict, '')} {verdict}",
         "change": _change(case.baseline),
     }
+
+
+def _parsed(case: CaseResult) -> str:
+    """'8/10': samples whose answer parsed, of those that succeeded; '—' for a case without a parser."""
+    failures = case.metrics.parse_failures
+    return "—" if failures is None else f"{case.samples_ok - failures}/{case.samples_ok}"
 
 
 NOT_COMPARED = {"unchanged": "not re-measured", "no_baseline": "no baseline", "missing": "no baseline",

@@ -30,6 +30,9 @@ from stabilitygate.suite.strict import Strict
 Normalization = Literal["strip", "lower", "whitespace", "punctuation"]
 Share = Annotated[float, Field(ge=0.0, le=1.0)]
 DEFAULT_CLUSTER_COSINE = 0.95
+#: `min_parsed` when the suite sets none: below half, no answer can hold a majority, so the answer-change
+#: rule is blind and a parser that never matches would pass forever (docs/design.md §6, "Judging").
+DEFAULT_MIN_PARSED = 0.5
 
 
 #: The type of a provider that names none: an OpenAI-compatible API.
@@ -135,6 +138,10 @@ class Thresholds(Strict):
     max_unique: int | None = Field(None, ge=1, description="Most distinct completions allowed")
     min_mode_share: Share | None = None
     min_agreement: Share | None = Field(None, description="Least parsed_agreement allowed")
+    min_parsed: Share | None = Field(
+        None,
+        description="Least share of samples whose answer parsed, for cases with a parser (default 0.5; 0 turns it off)",
+    )
     min_cosine: Share | None = Field(
         None, description="Least cosine_min allowed; also the clustering bar (0.95 when unset)"
     )
@@ -153,6 +160,11 @@ class Thresholds(Strict):
     @property
     def cluster_cosine(self) -> float:
         return DEFAULT_CLUSTER_COSINE if self.min_cosine is None else self.min_cosine
+
+    @property
+    def parsed_floor(self) -> float:
+        """`min_parsed` as judged: the suite's, else DEFAULT_MIN_PARSED."""
+        return DEFAULT_MIN_PARSED if self.min_parsed is None else self.min_parsed
 
 
 class Regression(Strict):
