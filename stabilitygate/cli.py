@@ -95,7 +95,7 @@ def validate(suite: Path) -> None:
 def plan(
     suite: Path, baseline: Path | None, update_baseline: bool, samples: int | None, accept_baseline_suite: str | None
 ) -> None:
-    """Print the requests, tokens and detectable drop of each case, spending nothing (exit 0)."""
+    """Print the requests, tokens and detectable drop of each case, and the thresholds inside the noise (exit 0)."""
     from stabilitygate.pipeline.plan import plan_suite
 
     planned = plan_suite(

@@ -3,7 +3,8 @@
 Per case: the requests the run makes (the first stage, and the most a second stage adds), the
 tokens they should take (from the baseline's token counts per sample, where it has them) and the
 smallest drop in primary agreement the case catches with 80% power at its level in the run's
-family, computed exactly (judge/power.py; docs/design.md §6, "Power").
+family, computed exactly (judge/power.py; docs/design.md §6, "Power"). Then the thresholds that an
+unchanged run would fail more often than alpha, given the baseline's counts (judge/threshold_noise.py).
 """
 
 from __future__ import annotations
