@@ -62,10 +62,7 @@ def _nothing_parsed(report: Report, case_id: str) -> str:
 
 
 def _orphans(orphans: Sequence[str], dropped: bool) -> str:
-    shown = ", ".join(orphans[:IDS_SHOWN]) + (
-        f" and {len(orphans) - IDS_SHOWN} more" if len(orphans) > IDS_SHOWN else ""
-    )
-    many = len(orphans) != 1
+    shown, many = _listed(orphans), len(orphans) != 1
     entries = f"{len(orphans)} baseline entr{'ies' if many else 'y'}"
     if dropped:
         return f"{entries} matched no case and {'were' if many else 'was'} left out of the new baseline: {shown}."
@@ -73,5 +70,10 @@ def _orphans(orphans: Sequence[str], dropped: bool) -> str:
 
 
 def _counted(ids: Sequence[str], noun: str) -> str:
-    shown = ", ".join(ids[:IDS_SHOWN]) + (f" and {len(ids) - IDS_SHOWN} more" if len(ids) > IDS_SHOWN else "")
-    return f"{len(ids)} {noun}{'s' if len(ids) != 1 else ''}: {shown}"
+    return f"{len(ids)} {noun}{'s' if len(ids) != 1 else ''}: {_listed(ids)}"
+
+
+def _listed(ids: Sequence[str]) -> str:
+    """'a, b, c', or the first IDS_SHOWN and how many more."""
+    more = f" and {len(ids) - IDS_SHOWN} more" if len(ids) > IDS_SHOWN else ""
+    return ", ".join(ids[:IDS_SHOWN]) + more
