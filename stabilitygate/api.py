@@ -70,6 +70,7 @@ def run(
     commit: str | None = None,
     environ: Mapping[str, str] | None = None,
     embedding_cache: PathLike | None = None,
+    accept_baseline_suite: str | None = None,
 ) -> Report:
     """Sample every case of `suite` N times, measure, judge against the baseline; the Report.
 
@@ -77,11 +78,12 @@ def run(
     `sampling.canaries` unchanged ones, picked from `commit`: default $GITHUB_SHA or git's HEAD).
     `environ` holds the providers' keys (default: the process environment); `embedding_cache` is
     the embedding cache's directory ("off" for none; default: the user's cache directory).
+    `accept_baseline_suite`: a baseline recorded under this suite name is compared too (else exit 2).
     """
     loaded = _loaded(suite)
     env = os.environ if environ is None else environ
     check_environment(loaded, env)
-    judging = Judging(_path(baseline), update_baseline, fail_on)
+    judging = Judging(_path(baseline), update_baseline, fail_on, accept_baseline_suite)
     baseline_file = read_baseline_file(loaded, judging, tolerate_bad=changed_only)  # before any token is spent
     chosen = _chosen_cases(loaded, cases, samples, update_baseline)
     selection = _changed_cases(loaded, chosen, baseline_file, env, commit) if changed_only else None
@@ -214,6 +216,7 @@ def score(
     update_baseline: bool = False,
     fail_on: FailOn = "regression",
     embedding_cache: PathLike | None = None,
+    accept_baseline_suite: str | None = None,
 ) -> Report:
     """The Report of samples drawn earlier (`Sample` objects or samples JSONL files), calling no model.
 
@@ -230,9 +233,8 @@ def score(
     loaded = _loaded(suite)
     drawn = read_sample_files(paths) if paths else objects
     scored = cases_of_samples(loaded, drawn, source=str(paths[0]) if paths else None)
-    return _judge_scored(
-        loaded, scored, baseline, update_baseline, fail_on, embedding_cache, recorded=recorded_judgments(paths)
-    )
+    judging = Judging(_path(baseline), update_baseline, fail_on, accept_baseline_suite)
+    return _judge_scored(loaded, scored, judging, embedding_cache, recorded=recorded_judgments(paths))
 
 
 def merge(
@@ -243,6 +245,7 @@ def merge(
     update_baseline: bool = False,
     fail_on: FailOn = "regression",
     embedding_cache: PathLike | None = None,
+    accept_baseline_suite: str | None = None,
 ) -> Report:
     """Join the reports of `run --shard K/N` jobs: their samples judged together, so Holm sees every case."""
     from stabilitygate.report.read import read_report
@@ -258,9 +261,7 @@ def merge(
     return _judge_scored(
         loaded,
         scored,
-        baseline,
-        update_baseline,
-        fail_on,
+        Judging(_path(baseline), update_baseline, fail_on, accept_baseline_suite),
         embedding_cache,
         sampling=merged_sampling(shards),
         changed_only=changed_only,
@@ -271,15 +272,12 @@ def merge(
 def _judge_scored(
     loaded: LoadedSuite,
     scored: ScoredSamples,
-    baseline: PathLike | None,
-    update_baseline: bool,
-    fail_on: FailOn,
+    judging: Judging,
     embedding_cache: PathLike | None,
     sampling: SamplingFacts | None = None,
     changed_only: bool = False,
     recorded: Mapping[PairKey, Judgment] | None = None,
 ) -> Report:
-    judging = Judging(_path(baseline), update_baseline, fail_on)
     baseline_file = read_baseline_file(loaded, judging)
     # The cases a changed-only matrix did not sample keep their baseline figures, as in one job.
     unchanged = unsampled_unchanged(loaded, scored, baseline_file.contents) if changed_only else []
@@ -338,9 +336,16 @@ def plan(
     baseline: PathLike | None = None,
     update_baseline: bool = False,
     samples: int | None = None,
+    accept_baseline_suite: str | None = None,
 ) -> Plan:
     """What `run` would request and spend, and the smallest drop each case can detect; calls nothing."""
-    return plan_suite(suite, baseline=baseline, update_baseline=update_baseline, samples=samples)
+    return plan_suite(
+        suite,
+        baseline=baseline,
+        update_baseline=update_baseline,
+        samples=samples,
+        accept_baseline_suite=accept_baseline_suite,
+    )
 
 
 __all__ = ["merge", "plan", "run", "score"]

@@ -18,6 +18,11 @@ from stabilitygate.failures import Failure, guarded
 from stabilitygate.version import __version__
 
 PathArg = click.Path(path_type=Path, dir_okay=False)
+ACCEPT_SUITE = click.option(
+    "--accept-baseline-suite",
+    metavar="NAME",
+    help="Compare with a baseline recorded for the suite NAME (a renamed suite); else that is exit 2.",
+)
 
 
 def _report_flags(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -25,6 +30,7 @@ def _report_flags(func: Callable[..., Any]) -> Callable[..., Any]:
     flags = [
         click.option("--baseline", type=PathArg, help="Baseline file (default: SUITE with .baseline.json)."),
         click.option("--update-baseline", is_flag=True, help="Record this run as the new baseline."),
+        ACCEPT_SUITE,
         click.option("--report-json", type=PathArg, help="Write the report JSON here."),
         click.option("--markdown", type=PathArg, help="Write the Markdown report (the PR comment) here."),
         click.option("--junit", type=PathArg, help="Write JUnit XML here."),
@@ -43,7 +49,7 @@ def _report_flags(func: Callable[..., Any]) -> Callable[..., Any]:
 
 def _judging(kwargs: dict[str, Any]) -> dict[str, Any]:
     """The library's judging keywords, taken out of the parsed flags."""
-    return {key: kwargs.pop(key) for key in ("baseline", "update_baseline", "fail_on")}
+    return {key: kwargs.pop(key) for key in ("baseline", "update_baseline", "fail_on", "accept_baseline_suite")}
 
 
 def _report_files(kwargs: dict[str, Any]) -> Any:
@@ -85,11 +91,20 @@ def validate(suite: Path) -> None:
 @click.option("--baseline", type=PathArg, help="Baseline file (default: SUITE with .baseline.json).")
 @click.option("--update-baseline", is_flag=True, help="Plan the recording of a baseline instead of a run.")
 @click.option("--samples", type=click.IntRange(min=2), help="Samples per case (overrides the suite).")
-def plan(suite: Path, baseline: Path | None, update_baseline: bool, samples: int | None) -> None:
-    """Print the requests, tokens and detectable drop of each case, spending nothing (exit 0)."""
+@ACCEPT_SUITE
+def plan(
+    suite: Path, baseline: Path | None, update_baseline: bool, samples: int | None, accept_baseline_suite: str | None
+) -> None:
+    """Print the requests, tokens and detectable drop of each case, and the thresholds inside the noise (exit 0)."""
     from stabilitygate.pipeline.plan import plan_suite
 
-    planned = plan_suite(suite, baseline=baseline, update_baseline=update_baseline, samples=samples)
+    planned = plan_suite(
+        suite,
+        baseline=baseline,
+        update_baseline=update_baseline,
+        samples=samples,
+        accept_baseline_suite=accept_baseline_suite,
+    )
     for line in planned.lines():
         click.echo(line)
 

@@ -92,13 +92,15 @@ class _Tee:
 
 
 def judging_options(inputs: ActionInputs, files: GateFiles) -> dict[str, Any]:
-    """The keywords run and merge share: baseline, whether to record it, what fails, the embedding cache."""
+    """The keywords run and merge share: baseline (and another suite's name it may carry), whether to
+    record it, what fails, the embedding cache."""
     return {
         "baseline": inputs.baseline,
         # A shard's share is recorded by the merge job, which sees the whole suite.
         "update_baseline": inputs.update_baseline and inputs.shard is None,
         "fail_on": inputs.fail_on,
         "embedding_cache": inputs.embedding_cache or files.embedding_cache,
+        "accept_baseline_suite": inputs.accept_baseline_suite,
     }
 
 

@@ -41,6 +41,7 @@ class ActionInputs:
     comment_from: str | None = None  # post the comment from this report.json, run nothing
     pr_number: int | None = None  # the pull request to comment on when the event names none
     embedding_cache: str | None = None  # from STABILITYGATE_CACHE_DIR; None: .stabilitygate/embeddings
+    accept_baseline_suite: str | None = None  # compare with a baseline recorded under this suite name
 
 
 def env_name(name: str) -> str:
@@ -130,6 +131,7 @@ def read_inputs(environ: Mapping[str, str]) -> ActionInputs:
         comment_from=get_input(environ, "comment-from"),
         pr_number=get_pr_number(environ),
         embedding_cache=environ.get(CACHE_ENV),
+        accept_baseline_suite=get_input(environ, "accept-baseline-suite"),
     )
     if inputs.shard is not None and inputs.merge:
         raise BadInput(

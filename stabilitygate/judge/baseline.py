@@ -24,7 +24,7 @@ from stabilitygate.judge.agreement import primary_agreement
 from stabilitygate.metrics import Agreement, Metrics, SampleCount
 from stabilitygate.results import AnswerCount, CaseMeasurement, CaseVerdict, CompletionCount, FingerprintCount
 from stabilitygate.suite.model import ResolvedCase
-from stabilitygate.typed_json import JSON, from_json, json_schema, to_json
+from stabilitygate.typed_json import JSON, from_json, json_schema, omitted_when_default, to_json
 
 SCHEMA_VERSION: Final = 1
 #: The one version this reader knows (strict: `true` is not 1).
@@ -45,6 +45,8 @@ class BaselineCase:
     completions: tuple[CompletionCount, ...] = ()  # the top TOP
     answers: tuple[AnswerCount, ...] = ()  # the top TOP
     fingerprints: tuple[FingerprintCount, ...] = ()
+    # Failed samples of the recorded run (the rate `max_sample_errors` is checked against); 0 is left out.
+    sample_errors: SampleCount = omitted_when_default(0)
 
 
 @dataclass(frozen=True)
@@ -76,11 +78,25 @@ def baseline_from_run(
     entries: dict[str, BaselineCase] = {}
     for case in cases:
         m = by_id.get(case.id)
-        if m is None or m.samples_ok < 2:
+        if m is None or m.samples_ok < 2 or nothing_parsed(case, m):
             continue
         primary = judged[case.id] if case.id in judged else primary_agreement(case, m)
         entries[case.id] = baseline_entry(case, m, primary)
     return Baseline(suite=suite_name, cases=entries)
+
+
+def nothing_parsed(case: ResolvedCase, m: CaseMeasurement) -> bool:
+    """A case with a parser none of whose answers parsed: recording it would pin a baseline that no
+    later run can fall below, so it is never recorded (docs/design.md §6, "Nothing measured")."""
+    return case.answer is not None and m.samples_ok > 0 and m.metrics.parse_failures == m.samples_ok
+
+
+def refused_cases(cases: Sequence[ResolvedCase], measurements: Sequence[CaseMeasurement]) -> tuple[str, ...]:
+    """The cases `baseline_from_run` leaves out although they were measured: nothing of them parsed."""
+    by_id = {m.id: m for m in measurements}
+    return tuple(
+        c.id for c in cases if (m := by_id.get(c.id)) is not None and m.samples_ok >= 2 and nothing_parsed(c, m)
+    )
 
 
 def baseline_entry(case: ResolvedCase, m: CaseMeasurement, primary: Agreement | None) -> BaselineCase:
@@ -96,6 +112,7 @@ def baseline_entry(case: ResolvedCase, m: CaseMeasurement, primary: Agreement | 
         completions=m.completions[:TOP],
         answers=m.answers[:TOP],
         fingerprints=m.fingerprints,
+        sample_errors=m.sample_errors,
     )
     return from_json(BaselineCase, to_json(entry), what="a baseline entry", source=None)
 
@@ -109,6 +126,23 @@ def merge_baselines(old: Baseline | None, new: Baseline, suite_ids: Collection[s
         return new
     kept = {cid: e for cid, e in old.cases.items() if cid in suite_ids and cid not in new.cases}
     return Baseline(suite=new.suite, cases={**kept, **new.cases})
+
+
+def orphaned_entries(baseline: Baseline | None, suite_ids: Collection[str]) -> tuple[str, ...]:
+    """The baseline's entries that no case of the suite matches (a renamed or deleted case), sorted."""
+    return tuple(sorted(cid for cid in baseline.cases if cid not in suite_ids)) if baseline is not None else ()
+
+
+def check_suite_name(baseline: Baseline, suite_name: str, path: str | os.PathLike[str], accepted: str | None) -> None:
+    """A baseline recorded for another suite is bad input (exit 2) unless that name is accepted on purpose."""
+    if baseline.suite in (suite_name, accepted):
+        return
+    raise BadInput(
+        f"the baseline was recorded for suite {baseline.suite!r}, and this suite is {suite_name!r}: point "
+        f"--baseline at this suite's own baseline, or compare with it anyway with --accept-baseline-suite "
+        f"{baseline.suite!r} (Action input `accept-baseline-suite`)",
+        path=str(path),
+    )
 
 
 # --- writing ------------------------------------------------------------------------------------

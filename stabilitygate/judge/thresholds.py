@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from stabilitygate.judge.agreement import primary_agreement
+from stabilitygate.plain import round_float
 from stabilitygate.results import Agreement, CaseMeasurement
 from stabilitygate.suite.model import ResolvedCase, Thresholds
 
@@ -13,8 +14,10 @@ from stabilitygate.suite.model import ResolvedCase, Thresholds
 __all__ = [
     "EPSILON",
     "ThresholdCheck",
+    "below",
     "check_thresholds",
     "measurement_error",
+    "parsed_count",
     "primary_agreement",
 ]
 
@@ -80,9 +83,15 @@ class Limit:
     violation: Sentence
     met: Sentence
     why_unmeasured: str
+    quiet: bool = False  # a default the suite did not set: told only when violated
 
     def violated(self, value: float) -> bool:
-        return value > self.limit if self.at_most else value < self.limit - EPSILON
+        return value > self.limit if self.at_most else below(value, self.limit)
+
+
+def below(share: float, limit: float) -> bool:
+    """Whether a measured share violates a `min_*` threshold (with EPSILON's slack)."""
+    return share < limit - EPSILON
 
 
 def check_thresholds(case: ResolvedCase, m: CaseMeasurement, primary: Agreement | None) -> ThresholdCheck:
@@ -90,19 +99,22 @@ def check_thresholds(case: ResolvedCase, m: CaseMeasurement, primary: Agreement 
     violations: list[str] = []
     met: list[str] = []
     skipped: list[str] = []
-    for limit in _limits(case.thresholds, m, primary):
+    for limit in _limits(case, m, primary):
         if limit.value is None:
-            skipped.append(f"{limit.name} not checked: {limit.why_unmeasured}")
+            if not limit.quiet:
+                skipped.append(f"{limit.name} not checked: {limit.why_unmeasured}")
         elif limit.violated(limit.value):
             violations.append(limit.violation(limit.value, limit.limit))
-        else:
+        elif not limit.quiet:
             met.append(limit.met(limit.value, limit.limit))
     return ThresholdCheck(violations, met, skipped)
 
 
-def _limits(t: Thresholds, m: CaseMeasurement, primary: Agreement | None) -> list[Limit]:
+def _limits(case: ResolvedCase, m: CaseMeasurement, primary: Agreement | None) -> list[Limit]:
     """The thresholds the case sets (unset ones are left out), each paired with its metric."""
+    t = case.thresholds
     candidates = [
+        _min_parsed(case, m),  # first: when answers do not parse, the other numbers follow from it
         _max_unique(t, m),
         _min_mode_share(t, m),
         _min_agreement(t, m, primary),
@@ -116,6 +128,33 @@ def _limits(t: Thresholds, m: CaseMeasurement, primary: Agreement | None) -> lis
 
 def _measured(m: CaseMeasurement, metric: str) -> float | None:
     return m.metrics.number(metric)
+
+
+def parsed_count(m: CaseMeasurement) -> int | None:
+    """Samples whose answer parsed (and met `schema`); None when parsing was not measured."""
+    failures = m.metrics.parse_failures
+    return None if failures is None else m.samples_ok - failures
+
+
+def _min_parsed(case: ResolvedCase, m: CaseMeasurement) -> Limit | None:
+    """On by default for a case with a parser: a parser that never matches must fail, never pass."""
+    t = case.thresholds
+    if case.answer is None or t.parsed_floor <= 0:
+        return None
+    parsed, n = parsed_count(m), m.samples_ok
+    return Limit(
+        "min_parsed",
+        t.parsed_floor,
+        None if parsed is None or n == 0 else round_float(parsed / n),
+        at_most=False,
+        violation=lambda v, lim: (
+            f"{parsed}/{n} answers parsed ({v:.2f}), below min_parsed {lim:.2f}: "
+            "check the parser against the completions"
+        ),
+        met=lambda v, lim: f"parsed {v:.2f} ≥ {lim:.2f}",
+        why_unmeasured="no answers were parsed",
+        quiet=t.min_parsed is None,
+    )
 
 
 def _max_unique(t: Thresholds, m: CaseMeasurement) -> Limit | None:

@@ -125,12 +125,12 @@ def _parse_regex(spec: AnswerSpec, text: str) -> Any:
     m = pattern.search(text)
     if m is None:
         raise NoAnswer("the pattern does not match")
-    if pattern.groups:
-        group = m.group(1)
-        if group is None:
-            raise NoAnswer("the pattern's first group did not take part in the match")
-        return group
-    return m.group(0)
+    answer = m.group(1) if pattern.groups else m.group(0)
+    if answer is None:
+        raise NoAnswer("the pattern's first group did not take part in the match")
+    if not answer:  # the same empty answer in every sample would look perfectly stable
+        raise NoAnswer("the pattern matched an empty answer")
+    return answer
 
 
 def parse_number(text: str) -> int | float | str:

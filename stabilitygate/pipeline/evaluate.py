@@ -14,18 +14,22 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from stabilitygate.errors import EXIT_CANNOT_MEASURE, EXIT_PASS, BadInput
+from stabilitygate.errors import EXIT_CANNOT_MEASURE, EXIT_FAIL, EXIT_PASS, BadInput
 from stabilitygate.judge.baseline import (
     Baseline,
     BaselineCase,
     baseline_from_run,
+    check_suite_name,
     merge_baselines,
+    orphaned_entries,
     read_baseline,
+    refused_cases,
     write_baseline,
 )
 from stabilitygate.judge.compare import Similarity
 from stabilitygate.judge.gate import FailOn, exit_code, run_verdict, verdict_counts
 from stabilitygate.judge.stages import StagedRun
+from stabilitygate.judge.threshold_noise import noisy_thresholds_of
 from stabilitygate.judge.verdicts import judge_cases
 from stabilitygate.measure.case import measure_case
 from stabilitygate.measure.meaning import JudgmentLookup
@@ -54,6 +58,7 @@ class Judging:
     baseline_path: Path | None = None  # None: the suite's path with .baseline.json
     update_baseline: bool = False
     fail_on: FailOn = "regression"
+    accept_suite: str | None = None  # a baseline recorded under this suite name is compared too
 
 
 @dataclass(frozen=True)
@@ -73,11 +78,14 @@ def read_baseline_file(loaded: LoadedSuite, judging: Judging, *, tolerate_bad: b
     """
     path = judging.baseline_path or default_baseline_path(Path(loaded.path))
     try:
-        return BaselineFile(path, read_baseline(path))
+        contents = read_baseline(path)
     except BadInput as exc:
         if not tolerate_bad:
             raise
         return BaselineFile(path, None, f"the baseline cannot be read ({exc})")
+    if contents is not None:  # another suite's baseline is a mistake even where a damaged one is tolerated
+        check_suite_name(contents, loaded.suite.name, path, judging.accept_suite)
+    return BaselineFile(path, contents)
 
 
 def evaluate(
@@ -125,13 +133,13 @@ def evaluate(
     verdicts = with_judge_errors(verdicts, meanings.failed if meanings is not None else {})
     could_not_measure = sampling is not None and sampling.could_not_measure
     code = exit_code(verdicts, judging.fail_on, could_not_measure=could_not_measure)
-    status = "compared" if baseline.contents is not None else "missing"
+    recorded = Recorded("compared" if baseline.contents is not None else "missing")
     if judging.update_baseline:
-        status = record_baseline(
+        recorded = record_baseline(
             loaded, cases, measurements, verdicts, baseline, could_not_measure=code == EXIT_CANNOT_MEASURE
         )
     run = RunFacts(
-        baseline=BaselineFacts(str(baseline.path), status),
+        baseline=baseline_facts(loaded, baseline, recorded),
         embedding=embedding_facts(embedder),
         fail_on=judging.fail_on,
         sampling=sampling,
@@ -146,8 +154,8 @@ def evaluate(
         summary=suite_summary(measurements, cases),
         counts=verdict_counts(verdicts),
         run=run,
-        # Recording is what was asked: the verdicts are shown, not gated.
-        exit_code=EXIT_PASS if status == "updated" else code,
+        # Recording is what was asked: the verdicts are shown, not gated; a case it refused fails.
+        exit_code=(EXIT_FAIL if recorded.refused else EXIT_PASS) if recorded.status == "updated" else code,
         verdict=run_verdict(verdicts, fatal=could_not_measure),
     )
     return with_unchanged(report, loaded, cases, measurements, unchanged) if changed_only else report
@@ -214,6 +222,15 @@ def with_pipeline_notes(
     return measurement if tuple(notes) == measurement.notes else replace(measurement, notes=tuple(notes))
 
 
+@dataclass(frozen=True)
+class Recorded:
+    """What became of the baseline: its status, the cases it refused, the file as written."""
+
+    status: str  # compared | missing | updated | not written: ...
+    refused: tuple[str, ...] = ()  # measured cases none of whose answers parsed: never recorded
+    written: Baseline | None = None
+
+
 def record_baseline(
     loaded: LoadedSuite,
     cases: Sequence[ResolvedCase],
@@ -222,14 +239,32 @@ def record_baseline(
     baseline: BaselineFile,
     *,
     could_not_measure: bool,
-) -> str:
-    """Write the baseline from this run (a partial run keeps the other cases' entries); its status."""
+) -> Recorded:
+    """Write the baseline from this run (a partial run keeps the other cases' entries)."""
     if could_not_measure:
-        return "not written: the run could not measure"
+        return Recorded("not written: the run could not measure")
     fresh = baseline_from_run(cases, measurements, loaded.suite.name, verdicts=verdicts)
     suite_ids = {c.id for c in loaded.suite.cases}
-    write_baseline(baseline.path, merge_baselines(baseline.contents, fresh, suite_ids))
-    return "updated"
+    written = merge_baselines(baseline.contents, fresh, suite_ids)
+    write_baseline(baseline.path, written)
+    return Recorded("updated", refused_cases(cases, measurements), written)
+
+
+def baseline_facts(loaded: LoadedSuite, baseline: BaselineFile, recorded: Recorded) -> BaselineFacts:
+    """The report's word on the baseline: the path read, entries that fit no case, what a recording
+    refused, and the thresholds the recorded counts put inside the noise (docs/design.md §8)."""
+    contents = baseline.contents
+    foreign = contents.suite if contents is not None and contents.suite != loaded.suite.name else None
+    # Judged against the pull requests' size (`samples`), not the size a baseline is recorded at.
+    noisy = noisy_thresholds_of(loaded.resolved_cases(), recorded.written, loaded.suite.regression.alpha)
+    return BaselineFacts(
+        str(baseline.path),
+        recorded.status,
+        recorded_suite=foreign,
+        orphans=orphaned_entries(contents, {c.id for c in loaded.suite.cases}),
+        not_recorded=recorded.refused,
+        noisy_thresholds=noisy,
+    )
 
 
 def make_embedder(loaded: LoadedSuite, cache_dir: str | None = None) -> Embedder | None:
@@ -291,6 +326,8 @@ def _similarity(embedder: Embedder | None) -> Similarity | None:
 __all__ = [
     "BaselineFile",
     "Judging",
+    "Recorded",
+    "baseline_facts",
     "embedding_facts",
     "evaluate",
     "make_embedder",

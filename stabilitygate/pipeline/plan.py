@@ -3,20 +3,23 @@
 Per case: the requests the run makes (the first stage, and the most a second stage adds), the
 tokens they should take (from the baseline's token counts per sample, where it has them) and the
 smallest drop in primary agreement the case catches with 80% power at its level in the run's
-family, computed exactly (judge/power.py; docs/design.md §6, "Power").
+family, computed exactly (judge/power.py; docs/design.md §6, "Power"). Then the thresholds that an
+unchanged run would fail more often than alpha, given the baseline's counts (judge/threshold_noise.py).
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from stabilitygate.judge.baseline import Baseline, BaselineCase, read_baseline
+from stabilitygate.judge.baseline import Baseline, BaselineCase, check_suite_name, read_baseline
 from stabilitygate.judge.discrete import first_level
 from stabilitygate.judge.power import TARGET_POWER, detectable_drop
 from stabilitygate.judge.stages import StageDesign
 from stabilitygate.judge.stats import drop_test
+from stabilitygate.judge.threshold_noise import NoisyThreshold, noisy_thresholds_of
 from stabilitygate.pipeline.options import default_baseline_path
 from stabilitygate.suite.load import LoadedSuite
 from stabilitygate.suite.model import ResolvedCase
@@ -49,6 +52,7 @@ class Plan:
     level: float  # the family's first-step level: what a case with the run's smallest p is held to
     family: int  # significance tests in the family
     update_baseline: bool
+    noisy: tuple[NoisyThreshold, ...] = ()  # thresholds an unchanged run fails more often than alpha
 
     def lines(self) -> list[str]:
         """The plan as the command prints it."""
@@ -67,7 +71,18 @@ class Plan:
             f"detectable drop: the smallest fall in primary agreement a pull request catches with "
             f"{TARGET_POWER:.0%} power, at level {self.level:.4g} (alpha {self.alpha:g} over {self.family} tests)",
             f"*: a baseline still to be recorded, at the recorded agreement (else an assumed {ASSUMED_AGREEMENT:.0%})",
+            *noise_lines(self.noisy),
         ]
+
+
+def noise_lines(noisy: Sequence[NoisyThreshold]) -> list[str]:
+    """The thresholds inside the noise, one line each under a heading (docs/design.md §6)."""
+    if not noisy:
+        return []
+    return [
+        "thresholds inside the noise (exact, from the baseline's counts):",
+        *(f"  {n.case}: {n.sentence()}" for n in noisy),
+    ]
 
 
 def plan_suite(
@@ -76,13 +91,22 @@ def plan_suite(
     baseline: str | os.PathLike[str] | None = None,
     update_baseline: bool = False,
     samples: int | None = None,
+    accept_baseline_suite: str | None = None,
 ) -> Plan:
     """The library's `plan`: load the suite and its baseline (default: SUITE with .baseline.json), spend nothing."""
     from stabilitygate.cases import load_suite
 
     loaded = load_suite(suite)
     path = Path(baseline) if baseline is not None else default_baseline_path(Path(loaded.path))
-    return plan_run(loaded, read_baseline(path), update_baseline=update_baseline, samples=samples)
+    recorded = read_baseline(path)
+    if recorded is not None:
+        check_suite_name(recorded, loaded.suite.name, path, accept_baseline_suite)
+    planned = plan_run(loaded, recorded, update_baseline=update_baseline, samples=samples)
+    # Against the pull requests' size: `--samples` sizes them unless it sizes the recording.
+    cases = loaded.resolved_cases()
+    if samples is not None and not update_baseline:
+        cases = [c.model_copy(update={"samples": samples}) for c in cases]
+    return replace(planned, noisy=noisy_thresholds_of(cases, recorded, loaded.suite.regression.alpha))
 
 
 def plan_run(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from stabilitygate.report.baseline_lines import baseline_lines
 from stabilitygate.report.model import Report, Summary
 
 COUNTED = (("passed", "passed"), ("failed", "failed"), ("regressed", "regressed"), ("warned", "warned"),
@@ -11,12 +12,18 @@ REASONS_SHOWN = 3
 
 def summary_lines(report: Report) -> list[str]:
     """The verdict with its counts, then one line per case that did not pass."""
-    lines = [*_embedding_line(report), _verdict_line(report)]
+    lines = [*_embedding_line(report), *(_as_log_line(line) for line in baseline_lines(report, "console"))]
+    lines.append(_verdict_line(report))
     for case in report.cases:
         if case.verdict not in ("pass", "unchanged"):
             reasons = "; ".join(case.reasons[:REASONS_SHOWN])
             lines.append(f"  {case.id}: {case.verdict}: {reasons}")
     return lines
+
+
+def _as_log_line(sentence: str) -> str:
+    """'Compared with the baseline b.json.' -> 'stabilitygate: compared with the baseline b.json'."""
+    return f"stabilitygate: {sentence[:1].lower()}{sentence[1:].removesuffix('.')}"
 
 
 def _verdict_line(report: Report) -> str:

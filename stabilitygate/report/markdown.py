@@ -20,6 +20,7 @@ import jinja2
 from stabilitygate.against_baseline import AgainstBaseline, NotCompared
 from stabilitygate.judge.wording import p_number, update_hint
 from stabilitygate.report import safe_text
+from stabilitygate.report.baseline_lines import baseline_lines
 from stabilitygate.report.meaning_lines import meaning_lines
 from stabilitygate.report.model import CaseResult, Report, Summary
 from stabilitygate.report.power_line import power_line
@@ -216,14 +217,21 @@ def _row(case: CaseResult) -> dict[str, str]:
         "id": case.id,
         "unique": "—" if unique is None else str(unique),
         "agreement": agreement,
+        "parsed": _parsed(case),
         "cosine": "—" if cosine is None else f"{cosine:.3f}",
         "verdict": f"{EMOJI.get(verdict, '')} {verdict}",
         "change": _change(case.baseline),
     }
 
 
+def _parsed(case: CaseResult) -> str:
+    """'8/10': samples whose answer parsed, of those that succeeded; '—' for a case without a parser."""
+    failures = case.metrics.parse_failures
+    return "—" if failures is None else f"{case.samples_ok - failures}/{case.samples_ok}"
+
+
 NOT_COMPARED = {"unchanged": "not re-measured", "no_baseline": "no baseline", "missing": "no baseline",
-                "changed": "case changed", "not_measured": "—"}  # fmt: skip
+                "changed": "definition changed", "not_measured": "—"}  # fmt: skip
 
 
 def _change(b: AgainstBaseline | None) -> str:
@@ -324,6 +332,7 @@ def _run_notes(report: Report) -> list[str]:
         notes.append("The request budget (max_requests) ran out before every sample was drawn.")
     if report.run.judge is not None:
         notes.append(report.run.judge.summary)
+    notes.extend(baseline_lines(report, "comment"))
     if baseline.status == "updated":
         notes.append(f"The baseline was recorded from this run: commit {baseline.path}.")
     elif baseline.status.startswith("not written"):

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pydantic.json_schema import SkipJsonSchema
 
 from stabilitygate.judge.gate import FailOn
+from stabilitygate.judge.threshold_noise import NoisyThreshold
 from stabilitygate.report.judge_facts import JudgeFacts
 from stabilitygate.typed_json import Count, Flag, not_written, omitted_when_default
 
@@ -65,8 +66,17 @@ class EmbeddingFacts:
 
 @dataclass(frozen=True)
 class BaselineFacts:
+    """The baseline the run read (and wrote): its path, what became of it, and what does not fit the suite.
+
+    The keys after `status` appear only when they apply, so a report of a plain run keeps its bytes.
+    """
+
     path: str
     status: str  # compared | missing | updated | not written: ...
+    recorded_suite: str | None = omitted_when_default()  # another suite's name, accepted on purpose
+    orphans: tuple[str, ...] = omitted_when_default(())  # entries no case matches: renamed or deleted cases
+    not_recorded: tuple[str, ...] = omitted_when_default(())  # cases --update-baseline refused: nothing parsed
+    noisy_thresholds: tuple[NoisyThreshold, ...] = omitted_when_default(())  # flagged by --update-baseline
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,9 @@ from stabilitygate.suite.strict import Strict
 Normalization = Literal["strip", "lower", "whitespace", "punctuation"]
 Share = Annotated[float, Field(ge=0.0, le=1.0)]
 DEFAULT_CLUSTER_COSINE = 0.95
+#: `min_parsed` when the suite sets none: below half, no answer can hold a majority, so the answer-change
+#: rule is blind and a parser that never matches would pass forever (docs/design.md §6, "Judging").
+DEFAULT_MIN_PARSED = 0.5
 
 
 #: The type of a provider that names none: an OpenAI-compatible API.
@@ -135,6 +138,10 @@ class Thresholds(Strict):
     max_unique: int | None = Field(None, ge=1, description="Most distinct completions allowed")
     min_mode_share: Share | None = None
     min_agreement: Share | None = Field(None, description="Least parsed_agreement allowed")
+    min_parsed: Share | None = Field(
+        None,
+        description="Least share of samples whose answer parsed, for cases with a parser (default 0.5; 0 turns it off)",
+    )
     min_cosine: Share | None = Field(
         None, description="Least cosine_min allowed; also the clustering bar (0.95 when unset)"
     )
@@ -153,6 +160,11 @@ class Thresholds(Strict):
     @property
     def cluster_cosine(self) -> float:
         return DEFAULT_CLUSTER_COSINE if self.min_cosine is None else self.min_cosine
+
+    @property
+    def parsed_floor(self) -> float:
+        """`min_parsed` as judged: the suite's, else DEFAULT_MIN_PARSED."""
+        return DEFAULT_MIN_PARSED if self.min_parsed is None else self.min_parsed
 
 
 class Regression(Strict):
@@ -183,13 +195,12 @@ class AnswerSpec(Strict):
         chosen = [k for k in ("json_", "choice", "regex", "number", "text") if getattr(self, k) is not None]
         if len(chosen) != 1:
             raise ValueError("expected exactly one of json, choice, regex, number, text")
-        if self.json_ not in (None, "") and not self.json_.startswith("/"):
-            raise ValueError(f"json: {self.json_!r} is not an RFC 6901 pointer: it starts with '/' (or is '')")
+        if self.json_ is not None:
+            _check_pointer(self.json_)
+        if self.choice is not None:
+            _check_labels(self.choice)
         if self.regex is not None:
-            try:
-                re.compile(self.regex)
-            except re.error as exc:
-                raise ValueError(f"regex does not compile: {exc}") from exc
+            _check_regex(self.regex)
         if self.schema_ is not None:
             from jsonschema import Draft202012Validator, SchemaError
 
@@ -205,6 +216,41 @@ class AnswerSpec(Strict):
 
     def spec_value(self, kind: str) -> Any:
         return getattr(self, {"json": "json_", "schema": "schema_"}.get(kind, kind))
+
+
+# A parser that can never find an answer, or finds one in every text, is exit 2 at its line: at run
+# time it would fail every sample, or agree on nothing in every sample (docs/design.md §4.1).
+
+
+def _check_pointer(pointer: str) -> None:
+    if pointer and not pointer.startswith("/"):
+        raise ValueError(f"json: {pointer!r} is not an RFC 6901 pointer: it starts with '/' (or is '')")
+    if re.search(r"~(?![01])", pointer):
+        raise ValueError(
+            f"json: {pointer!r} is not an RFC 6901 pointer: '~' must be followed by 0 or 1 (~0 is '~', ~1 is '/')"
+        )
+
+
+def _check_labels(labels: list[str]) -> None:
+    seen: dict[str, str] = {}
+    for label in labels:
+        if not label.strip():
+            raise ValueError("choice: an empty label names nothing: every label needs a character")
+        first = seen.setdefault(label.lower(), label)
+        if first != label or labels.count(label) > 1:
+            raise ValueError(f"choice: {first!r} and {label!r} are one label (labels are matched ignoring case)")
+
+
+def _check_regex(pattern: str) -> None:
+    try:
+        compiled = re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"regex does not compile: {exc}") from exc
+    if compiled.search("") is not None:
+        raise ValueError(
+            f"regex: '{pattern}' matches the empty string, so it matches every completion, with an empty answer "
+            "where nothing else fits: make it need at least one character (\\d+ rather than \\d*)"
+        )
 
 
 class Message(Strict):

@@ -308,6 +308,34 @@ def test_working_directory_and_baseline_update(runner: Runner, github: FakeGitHu
     assert github.requests == []  # a push has no pull request to comment on
 
 
+def test_the_summary_and_the_comment_name_the_baseline_and_what_fits_no_case(
+    runner: Runner, github: FakeGitHub, model: ScriptedOpenAI
+) -> None:
+    path, _ = write_suite(runner.workspace, model.base_url)
+    assert runner.run({"update-baseline": "true"}, runner.event("push", {"ref": "refs/heads/main"})).code == 0
+    path.write_text(path.read_text(encoding="utf-8").replace("id: wobbly", "id: colour"), encoding="utf-8")
+
+    run = runner.run({})
+
+    assert run.code == 1, run.log  # the renamed case is new, and fails its threshold as before
+    (comment,) = [c["body"] for c in github.comments(PR)]
+    for shown in (run.summary, comment):
+        assert "Compared with the baseline .stability/suite.baseline.json." in shown
+        assert "1 baseline entry matches no case: renamed? wobbly." in shown
+        assert "| steady | 1 | 4/4 | 4/4 |" in shown  # unique, agreement, parsed
+    assert "stabilitygate: 1 baseline entry matches no case: renamed? wobbly" in run.stdout
+
+    # The suite renamed too: its baseline is now another suite's, exit 2 until accepted on purpose.
+    path.write_text(path.read_text(encoding="utf-8").replace("name: e2e", "name: e2e-two"), encoding="utf-8")
+    refused = runner.run({})
+    assert refused.code == 2, refused.log
+    assert "recorded for suite 'e2e', and this suite is 'e2e-two'" in refused.summary
+    accepted = runner.run({"accept-baseline-suite": "e2e"})
+    assert accepted.code == 1, accepted.log
+    assert "recorded for suite 'e2e'; compared with 'e2e-two'" in accepted.summary
+    assert "Traceback" not in refused.log + accepted.log
+
+
 def test_comment_false_sends_nothing_to_github(runner: Runner, github: FakeGitHub, model: ScriptedOpenAI) -> None:
     write_suite(runner.workspace, model.base_url)
     run = runner.run({"comment": "false", "samples": "3"})

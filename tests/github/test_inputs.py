@@ -84,6 +84,11 @@ def test_fail_on_choices() -> None:
         read_inputs({"INPUT_FAIL-ON": "sometimes"})
 
 
+def test_accept_baseline_suite_is_read_as_written() -> None:
+    assert read_inputs({}).accept_baseline_suite is None
+    assert read_inputs({"INPUT_ACCEPT-BASELINE-SUITE": " old-name "}).accept_baseline_suite == "old-name"
+
+
 def test_action_yml_declares_exactly_these_inputs_with_the_same_defaults() -> None:
     action = yaml.safe_load((Path(__file__).resolve().parents[2] / "action.yml").read_text(encoding="utf-8"))
     declared = action["inputs"]
@@ -101,6 +106,7 @@ def test_action_yml_declares_exactly_these_inputs_with_the_same_defaults() -> No
         "changed-only",
         "comment-from",
         "pr-number",
+        "accept-baseline-suite",
     }
     assert set(action["outputs"]) == {"verdict", "report-json", "report-markdown", "failed-cases"}
     assert declared["github-token"]["default"] == "${{ github.token }}"

@@ -140,3 +140,39 @@ def test_min_agreement_without_parser_uses_the_primary_metric() -> None:
 def test_thresholds_on_null_metrics_are_skipped_with_a_reason(thresholds: dict[str, Any], why: str) -> None:
     result = check(case(**thresholds), measured(["A"] * 10))
     assert result.violations == [] and result.skipped == [why]
+
+
+def unparsed(parsed: int, failed: int) -> CaseMeasurement:
+    """A choice case of `parsed` answers "A" and `failed` completions in which no label was found."""
+    m = measured(["A"] * parsed + ["?"] * failed, parse_failures=failed)
+    by_answer = tuple(a for a in m.answers if a.answer != "?")
+    agreement = parsed / (parsed + failed)
+    return replace(m, answers=by_answer, metrics=replace(m.metrics, parsed_agreement=agreement))
+
+
+def test_a_parser_that_never_matches_fails_by_default() -> None:
+    result = check(case(), unparsed(0, 8))
+    assert result.violations[0] == (
+        "0/8 answers parsed (0.00), below min_parsed 0.50: check the parser against the completions"
+    )
+
+
+def test_min_parsed_by_default_is_half_of_the_samples() -> None:
+    assert check(case(), unparsed(5, 5)).violations == []
+    assert check(case(), unparsed(4, 6)).violations != []
+    # The default is checked, not listed as met: only a threshold the suite sets is.
+    assert check(case(), unparsed(10, 0)).met == []
+
+
+def test_min_parsed_set_by_the_suite_is_listed_and_zero_turns_it_off() -> None:
+    assert check(case(min_parsed=0.9), unparsed(9, 1)).met == ["parsed 0.90 ≥ 0.90"]
+    (violation,) = check(case(min_parsed=0.95), unparsed(9, 1)).violations
+    assert violation.startswith("9/10 answers parsed (0.90), below min_parsed 0.95")
+    assert check(case(min_parsed=0), unparsed(0, 10)).violations == []
+
+
+def test_min_parsed_is_silent_on_a_case_without_a_parser() -> None:
+    # A suite-wide min_parsed says nothing about free-text cases: they have nothing to parse.
+    m = unparsed(0, 10)
+    assert check(case(parser=False), m) == ThresholdCheck([], [], [])
+    assert check(case(parser=False, min_parsed=0.5), m) == ThresholdCheck([], [], [])

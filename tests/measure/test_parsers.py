@@ -103,6 +103,12 @@ def test_regex_takes_the_first_group_else_the_match() -> None:
     assert not parse_answer(spec(regex=r"(x)?y"), "y").ok
 
 
+def test_an_empty_regex_answer_is_a_parse_failure() -> None:
+    # "code: " then nothing: an empty answer, the same in every sample, is no answer (as for `text`).
+    assert parse_answer(spec(regex=r"code: (\w*)"), "code: ").error == "the pattern matched an empty answer"
+    assert value(spec(regex=r"code: (\w*)"), "code: x1") == "x1"
+
+
 @pytest.mark.parametrize(
     ("text", "number"),
     [

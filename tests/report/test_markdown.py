@@ -41,8 +41,10 @@ def rcase(
     answers: list[tuple[Any, int]] | None = None,
     reasons: list[str] | None = None,
     baseline: dict[str, Any] | None = None,
+    parse_failures: int | None = None,
 ) -> dict[str, Any]:
     n = sum(c for _, c in completions)
+    parsed = {} if parse_failures is None else {"parse_failures": parse_failures}
     return {
         "id": cid,
         "line": 3,
@@ -56,6 +58,7 @@ def rcase(
             "unique_completions": len(completions),
             "cosine_min": 0.91234,
             "divergence_token": 5 if len(completions) > 1 else None,
+            **parsed,
         },
         "completions": [{"text": t, "count": c} for t, c in completions],
         "answers": [{"answer": a, "count": c} for a, c in answers or []],
@@ -148,7 +151,7 @@ def test_shape() -> None:
     cases = [
         rcase("steady", "pass", [("A", 10)], baseline={"status": "compared", "hash": "h", "baseline_k": 10,
                                                        "baseline_n": 10, "k": 10, "n": 10, "p_holm": 1.0, "drop": 0.0}),
-        rcase("shaky", "regressed", [("A", 6), ("B", 4)], answers=[("A", 6), ("B", 4)],
+        rcase("shaky", "regressed", [("A", 6), ("B", 4)], answers=[("A", 6), ("B", 3)], parse_failures=1,
               baseline={"status": "compared", "hash": "h", "baseline_k": 10, "baseline_n": 10, "k": 6, "n": 10,
                         "p_holm": 0.0422, "drop": 0.4, "fingerprints_changed": True}),
         rcase("fresh", "new", [("x", 10)], baseline={"status": "no_baseline"}),
@@ -161,9 +164,10 @@ def test_shape() -> None:
         "**3 cases**: 1 passed, 0 failed, 1 regressed, 0 warned, 1 new, 0 errors · TARr@10 0.50 · TARa@10 0.75" in text
     )
     assert "accuracy best 0.90 / worst 0.60" in text and "12,345 prompt + 678 completion tokens" in text
-    assert "| steady | 1 | 10/10 | 0.912 | ✅ pass | 10/10 → 10/10 |" in text
-    assert "| shaky | 2 | 6/10 | 0.912 | 📉 regressed | 10/10 → 6/10, p=0.042; fingerprint changed |" in text
-    assert "| fresh | 1 | 10/10 | 0.912 | 🆕 new | no baseline |" in text
+    assert "| Case | Unique | Agreement | Parsed | Min cosine | Verdict | Against the baseline |" in text
+    assert "| steady | 1 | 10/10 | — | 0.912 | ✅ pass | 10/10 → 10/10 |" in text
+    assert "| shaky | 2 | 6/10 | 9/10 | 0.912 | 📉 regressed | 10/10 → 6/10, p=0.042; fingerprint changed |" in text
+    assert "| fresh | 1 | 10/10 | — | 0.912 | 🆕 new | no baseline |" in text
     assert text.count("<details>") == 2 and "steady: pass</summary>" not in text
     assert "██████░░░░ 6/10" in text and "The samples first disagree at token 5." in text
     assert "--update-baseline" in text and text.endswith("</sub>\n")
@@ -278,7 +282,7 @@ def test_from_a_real_judgement() -> None:
         verdict=run_verdict(verdicts, fatal=False),
     )  # fmt: skip
     text = render_markdown(full)
-    assert "| a | 2 | 6/10 | — | 📉 regressed | 10/10 → 6/10, p=0.042 |" in text
+    assert "| a | 2 | 6/10 | — | — | 📉 regressed | 10/10 → 6/10, p=0.042 |" in text
     assert "agreement 6/10 against 10/10 in the baseline: a drop of 0.40, p = 0.042 after Holm" in text
     assert_inert(text)
 

@@ -239,3 +239,29 @@ def test_definition_hashes_are_pinned_for_every_provider_type() -> None:
 def test_the_example_suite_keeps_its_definition_hashes() -> None:
     example = Path(__file__).resolve().parents[2] / "examples" / "suite.yml"
     assert {case.id: case.definition_hash for case in load_suite(example).resolved_cases()} == EXAMPLE_HASHES
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        ("{choice: []}", "at least 2 items"),
+        ("{choice: [A]}", "at least 2 items"),
+        ("{choice: [A, a, B]}", "choice: 'A' and 'a' are one label (labels are matched ignoring case)"),
+        ("{choice: [A, ' ']}", "choice: an empty label names nothing"),
+        ("{json: borough}", "is not an RFC 6901 pointer: it starts with '/'"),
+        ("{json: '/a~2b'}", "'~' must be followed by 0 or 1"),
+        ("{json: '/a~'}", "'~' must be followed by 0 or 1"),
+        (r"{regex: '\d*'}", "matches the empty string"),
+        ("{regex: ''}", "matches the empty string"),
+    ],
+)
+def test_a_parser_that_cannot_find_an_answer_is_exit_2_at_its_line(answer: str, message: str) -> None:
+    with pytest.raises(BadInput) as info:
+        parse_suite(GOOD.replace("answer: {json: /borough}", f"answer: {answer}"), "s.yml")
+    assert message in str(info.value)
+    assert str(info.value).startswith("s.yml:14:") and info.value.exit_code == 2
+
+
+@pytest.mark.parametrize("answer", ["{choice: [A, B, AB]}", "{json: '/a~0b/~1c'}", r"{regex: 'code: (\w*)'}"])
+def test_parsers_that_can_find_an_answer_load(answer: str) -> None:
+    parse_suite(GOOD.replace("answer: {json: /borough}", f"answer: {answer}"), "s.yml")
