@@ -53,3 +53,24 @@ def test_domain_errors_are_one_line_and_keep_their_cause_for_debugging(tmp_path:
     assert debug.returncode == 2 and debug.stderr.startswith(plain.stderr.strip())
     assert "json.decoder.JSONDecodeError" in debug.stderr  # the cause behind the one line
     assert "The above exception was the direct cause of the following exception" in debug.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["run", "x.yml", "--bogus"], "No such option '--bogus'"),
+        (["run", "x.yml", "--fail-on", "sometimes"], "'sometimes' is not one of 'regression', 'fail', 'warn', 'never'"),
+        (["run", "x.yml", "--samples", "1"], "--samples"),
+        (["score", "--suite", "x.yml"], "Missing argument 'SAMPLES...'"),
+        (["bogus"], "No such command 'bogus'"),
+    ],
+)
+def test_usage_errors_are_one_line_like_every_other_error(args: list[str], said: str) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "stabilitygate", *args], capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("stabilitygate: error: ") and said in lines[0]
+    assert "--help" in lines[0]  # where to look next

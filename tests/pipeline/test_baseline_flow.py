@@ -100,3 +100,23 @@ def test_a_partial_run_updates_only_its_own_cases(tmp_path: Path, run_cli: RunCl
     assert code == 0 and set(after) == {"capital", "prime"}
     assert after["prime"] == before["prime"]
     assert after["capital"]["answers"][0]["answer"] == "B" and before["capital"]["answers"][0]["answer"] == "A"
+
+
+def test_fail_on_warn_fails_run_score_and_merge_on_a_warning(tmp_path: Path, run_cli: RunCli) -> None:
+    """README and docs/design.md promise `--fail-on warn`; every command that judges takes it."""
+    run_phase(tmp_path, run_cli, [("A", 6), ("B", 4)], "--update-baseline")
+    samples = tmp_path / "run.jsonl"
+    # The majority flips, 6/10 A to 6/10 B: an answer change, but not a significant one: a warning.
+    code, report = run_phase(tmp_path, run_cli, [("B", 6), ("A", 4)], "--samples-out", str(samples))
+    assert code == 0 and report is not None and verdicts(report)["capital"] == "warn"
+    suite, shard = str(tmp_path / "suite.yml"), tmp_path / "shard.json"
+    with ScriptedOpenAI({Q1: [("B", 6), ("A", 4)], Q2: [("A", 1)]}) as server:
+        write_suite(tmp_path, server.base_url, CASES)
+        shard_run = ("--shard", "1/1", "--samples-out", str(tmp_path / "shard.jsonl"))
+        code, _ = run_cli("run", suite, "--no-progress", "--fail-on", "warn", *shard_run, report=shard)
+    assert code == 1
+    for argv in (["score", str(samples), "--suite", suite], ["merge", str(shard), "--suite", suite]):
+        code, report = run_cli(*argv, "--fail-on", "warn")
+        assert code == 1, argv
+        assert report is not None and report["run"]["fail_on"] == "warn" and verdicts(report)["capital"] == "warn"
+        assert run_cli(*argv)[0] == 0  # the default, regression, reports the warning and passes
