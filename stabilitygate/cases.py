@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from stabilitygate.equivalence import check_judge_environment, judge_secret_env_names, resolve_judge
+from stabilitygate.equivalence import judge_environment_problems, judge_secret_env_names, resolve_judge
 from stabilitygate.errors import BadInput
 from stabilitygate.providers.registry import provider_class
 from stabilitygate.suite.load import (
@@ -57,7 +57,17 @@ def secret_env_names(cases: Iterable[ResolvedCase]) -> frozenset[str]:
 
 def check_environment(loaded: LoadedSuite, environ: Mapping[str, str] | None = None) -> None:
     """Run-time checks the file alone cannot decide: the variable of every provider's key is set."""
+    problems = environment_problems(loaded, environ)
+    if problems:
+        raise problems[0]
+
+
+def environment_problems(loaded: LoadedSuite, environ: Mapping[str, str] | None = None) -> list[BadInput]:
+    """Every key variable a provider or a judge of the suite reads and the environment lacks, once per
+    line that names it, in order (`validate` warns of each; `run` stops at the first)."""
     env = os.environ if environ is None else environ
+    problems = []
+    said: set[tuple[str, int | None]] = set()
     for i, case in enumerate(loaded.cases):
         name = provider_class(case.provider.type).key_env(case.provider)
         if name and not env.get(name):
@@ -65,12 +75,18 @@ def check_environment(loaded: LoadedSuite, environ: Mapping[str, str] | None = N
             at = ("cases", i, "provider") if own and ("api_key_env" in own or "type" in own) else ("provider",)
             named = "api_key_env" in (own or {}) or "api_key_env" in loaded.suite.provider
             why = "named by api_key_env" if named else f"holding the {case.provider.type} API key"
-            raise BadInput(
-                f"case {case.id!r}: the variable {name} {why} is not set",
-                path=loaded.path,
-                line=loaded.line_of((*at, "api_key_env")),
+            line = loaded.line_of((*at, "api_key_env"))
+            if (name, line) in said:
+                continue
+            said.add((name, line))
+            problems.append(
+                BadInput(
+                    f"case {case.id!r}: the variable {name} {why} is not set",
+                    path=loaded.path,
+                    line=line,
+                )
             )
-    check_judge_environment(loaded, env)
+    return problems + judge_environment_problems(loaded, env)
 
 
 def _resolve_case(parsed: ParsedSuite, i: int) -> ResolvedCase:

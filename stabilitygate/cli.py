@@ -75,11 +75,14 @@ def cli() -> None:
 @click.argument("suite", type=PathArg)
 def validate(suite: Path) -> None:
     """Check a suite file and exit (0 valid, 2 not)."""
-    from stabilitygate.cases import load_suite
+    from stabilitygate.cases import environment_problems, load_suite
+    from stabilitygate.judge.wording import counted
 
     loaded = load_suite(suite)
     cases = loaded.resolved_cases()
-    click.echo(f"{suite}: valid ({len(cases)} cases, {sum(c.samples for c in cases)} samples)")
+    click.echo(f"{suite}: valid ({counted(len(cases), 'case')}, {counted(sum(c.samples for c in cases), 'sample')})")
+    for problem in environment_problems(loaded):  # the file is valid; the run would stop at the first
+        click.echo(f"stabilitygate: warning: {problem}: `run` stops with exit 2 until it is", err=True)
 
 
 @cli.command()

@@ -64,9 +64,11 @@ def judge_secret_env_names(cases: Iterable[ResolvedCase]) -> frozenset[str]:
     return frozenset(names)
 
 
-def check_judge_environment(loaded: LoadedSuite, environ: Mapping[str, str] | None = None) -> None:
-    """The key variable of every judge is set; BadInput at the judge block that names it."""
+def judge_environment_problems(loaded: LoadedSuite, environ: Mapping[str, str] | None = None) -> list[BadInput]:
+    """Each judge's key variable that the environment lacks, at the judge block that names it."""
     env = os.environ if environ is None else environ
+    problems = []
+    said: set[tuple[str, int | None]] = set()
     for i, case in enumerate(loaded.cases):
         if case.judge is None:
             continue
@@ -74,11 +76,18 @@ def check_judge_environment(loaded: LoadedSuite, environ: Mapping[str, str] | No
         if name and not env.get(name):
             own = loaded.suite.cases[i].equivalence is not None
             at: Path_ = ("cases", i, "equivalence", "judge") if own else ("equivalence", "judge")
-            raise BadInput(
-                f"case {case.id!r}: the variable {name} holding the entailment judge's API key is not set",
-                path=loaded.path,
-                line=loaded.line_of((*at, "api_key_env")),
+            line = loaded.line_of((*at, "api_key_env"))
+            if (name, line) in said:
+                continue
+            said.add((name, line))
+            problems.append(
+                BadInput(
+                    f"case {case.id!r}: the variable {name} holding the entailment judge's API key is not set",
+                    path=loaded.path,
+                    line=line,
+                )
             )
+    return problems
 
 
 def judge_identity(judge: ProviderConfig) -> dict[str, Any]:

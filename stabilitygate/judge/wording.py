@@ -19,6 +19,11 @@ UPDATE_INPUT = "update-baseline: true"
 HintSurface = Literal["reason", "markdown"]
 
 
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """'1 case', '2 cases', '0 errors': a count with its noun in the right number."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"
+
+
 def same_value(a: JSON, b: JSON) -> bool:
     """Answers are equal when their canonical JSON is, or when both are the same number."""
     numbers = (int, float)

@@ -24,7 +24,7 @@ from pydantic import (
 )
 
 from stabilitygate.metrics import MAX_SAMPLES
-from stabilitygate.suite.expected import EXPECTED_JSON_SCHEMA, check_expected
+from stabilitygate.suite.expected import EXPECTED_JSON_SCHEMA, check_choice_expected, check_expected
 from stabilitygate.suite.strict import Strict
 
 Normalization = Literal["strip", "lower", "whitespace", "punctuation"]
@@ -184,7 +184,10 @@ class AnswerSpec(Strict):
         if len(chosen) != 1:
             raise ValueError("expected exactly one of json, choice, regex, number, text")
         if self.json_ not in (None, "") and not self.json_.startswith("/"):
-            raise ValueError(f"json: {self.json_!r} is not an RFC 6901 pointer: it starts with '/' (or is '')")
+            raise ValueError(
+                f"json: {self.json_!r} is not an RFC 6901 pointer, which starts with '/' ('' is the whole "
+                f"document): write json: /{self.json_}"
+            )
         if self.regex is not None:
             try:
                 re.compile(self.regex)
@@ -236,6 +239,8 @@ class Case(Strict):
     def _expected_fits_the_parser(cls, value: Any, info: ValidationInfo) -> Any:
         answer = info.data.get("answer")
         check_expected(answer.kind if isinstance(answer, AnswerSpec) else None, value)
+        if isinstance(answer, AnswerSpec) and answer.choice is not None:
+            check_choice_expected(answer.choice, value)
         return value
 
     @model_validator(mode="after")
