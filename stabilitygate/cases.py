@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from stabilitygate.equivalence import judge_environment_problems, judge_secret_env_names, resolve_judge
 from stabilitygate.errors import BadInput
+from stabilitygate.providers.interface import Request
 from stabilitygate.providers.registry import provider_class
 from stabilitygate.suite.load import (
     LoadedSuite,
@@ -90,6 +91,25 @@ def environment_problems(loaded: LoadedSuite, environ: Mapping[str, str] | None 
 
 
 def _resolve_case(parsed: ParsedSuite, i: int) -> ResolvedCase:
+    resolved = _resolved(parsed, i)
+    _check_first_request(parsed, i, resolved)
+    return resolved
+
+
+def _check_first_request(parsed: ParsedSuite, i: int, case: ResolvedCase) -> None:
+    """What the provider would find wrong with the case's first request (a body template that does not
+    render): exit 2 now, at the line that wrote the key, rather than a failure of every sample."""
+    kind = provider_class(case.provider.type)
+    request = Request.of_case(case, 0)
+    problem = kind.check_request(case.provider, request, timeout_s=parsed.suite.sampling.timeout_s)
+    if problem is not None:
+        origin = _ProviderOrigin(parsed.suite.provider, parsed.suite.cases[i].provider, i)
+        key = problem.split(":", 1)[0].removeprefix("provider.")  # the key the problem names, e.g. body
+        where = origin.of((key,))
+        raise BadInput(f"case {case.id!r}: {problem}", path=parsed.path, line=parsed.line_of(where))
+
+
+def _resolved(parsed: ParsedSuite, i: int) -> ResolvedCase:
     suite, case = parsed.suite, parsed.suite.cases[i]
     if case.messages is not None:
         messages = tuple(case.messages)
