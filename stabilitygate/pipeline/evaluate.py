@@ -31,6 +31,7 @@ from stabilitygate.measure.case import measure_case
 from stabilitygate.measure.meaning import JudgmentLookup
 from stabilitygate.measure.summary import suite_summary
 from stabilitygate.pipeline.changed import baseline_measurement, unchanged_result
+from stabilitygate.pipeline.cut_short import cut_short_reasons, with_cut_short
 from stabilitygate.pipeline.judge_results import judge_facts, with_judge_cost, with_judge_errors
 from stabilitygate.pipeline.meanings import Meanings
 from stabilitygate.pipeline.options import default_baseline_path
@@ -123,6 +124,9 @@ def evaluate(
         stages=stages,
     )
     verdicts = with_judge_errors(verdicts, meanings.failed if meanings is not None else {})
+    if sampling is not None and sampling.fatal_error is not None:
+        stops = cut_short_reasons(requested, samples, sampling.fatal_error, sampling.early_stopped)
+        verdicts = with_cut_short(verdicts, stops)
     could_not_measure = sampling is not None and sampling.could_not_measure
     code = exit_code(verdicts, judging.fail_on, could_not_measure=could_not_measure)
     status = "compared" if baseline.contents is not None else "missing"
