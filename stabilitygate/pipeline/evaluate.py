@@ -27,6 +27,7 @@ from stabilitygate.judge.compare import Similarity
 from stabilitygate.judge.gate import FailOn, exit_code, run_verdict, verdict_counts
 from stabilitygate.judge.stages import StagedRun
 from stabilitygate.judge.verdicts import judge_cases
+from stabilitygate.judge.wording import update_hint
 from stabilitygate.measure.case import measure_case
 from stabilitygate.measure.meaning import JudgmentLookup
 from stabilitygate.measure.summary import suite_summary
@@ -129,13 +130,14 @@ def evaluate(
         verdicts = with_cut_short(verdicts, stops)
     could_not_measure = sampling is not None and sampling.could_not_measure
     code = exit_code(verdicts, judging.fail_on, could_not_measure=could_not_measure)
-    status = "compared" if baseline.contents is not None else "missing"
+    facts = BaselineFacts(str(baseline.path), "compared" if baseline.contents is not None else "missing")
     if judging.update_baseline:
-        status = record_baseline(
+        facts = record_baseline(
             loaded, cases, measurements, verdicts, baseline, could_not_measure=code == EXIT_CANNOT_MEASURE
         )
+        verdicts = recorded_wording(verdicts) if facts.status == "updated" else verdicts
     run = RunFacts(
-        baseline=BaselineFacts(str(baseline.path), status),
+        baseline=facts,
         embedding=embedding_facts(embedder),
         fail_on=judging.fail_on,
         sampling=sampling,
@@ -151,7 +153,7 @@ def evaluate(
         counts=verdict_counts(verdicts),
         run=run,
         # Recording is what was asked: the verdicts are shown, not gated.
-        exit_code=EXIT_PASS if status == "updated" else code,
+        exit_code=EXIT_PASS if facts.status == "updated" else code,
         verdict=run_verdict(verdicts, fatal=could_not_measure),
     )
     return with_unchanged(report, loaded, cases, measurements, unchanged) if changed_only else report
@@ -226,14 +228,26 @@ def record_baseline(
     baseline: BaselineFile,
     *,
     could_not_measure: bool,
-) -> str:
-    """Write the baseline from this run (a partial run keeps the other cases' entries); its status."""
+) -> BaselineFacts:
+    """Write the baseline from this run (a partial run keeps the other cases' entries); what became of it."""
     if could_not_measure:
-        return "not written: the run could not measure"
+        return BaselineFacts(str(baseline.path), "not written: the run could not measure")
     fresh = baseline_from_run(cases, measurements, loaded.suite.name, verdicts=verdicts)
     suite_ids = {c.id for c in loaded.suite.cases}
-    write_baseline(baseline.path, merge_baselines(baseline.contents, fresh, suite_ids))
-    return "updated"
+    merged = merge_baselines(baseline.contents, fresh, suite_ids)
+    write_baseline(baseline.path, merged)
+    return BaselineFacts(str(baseline.path), "updated", kept=len(merged.cases) - len(fresh.cases))
+
+
+def recorded_wording(verdicts: Sequence[CaseVerdict]) -> list[CaseVerdict]:
+    """A recorded run's new cases say that this run recorded them, not that a run should."""
+    hint = update_hint()
+    return [
+        replace(v, reasons=(v.reasons[0].replace(hint, "recorded by this run"), *v.reasons[1:]))
+        if v.verdict == "new" and v.reasons and v.reasons[0].endswith(hint)
+        else v
+        for v in verdicts
+    ]
 
 
 def make_embedder(loaded: LoadedSuite, cache_dir: str | None = None) -> Embedder | None:

@@ -67,6 +67,7 @@ class EmbeddingFacts:
 class BaselineFacts:
     path: str
     status: str  # compared | missing | updated | not written: ...
+    kept: Count = omitted_when_default(0)  # updated by a partial run: entries of other cases kept as they were
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import hashlib
 from pathlib import Path
 
 from tests.pipeline.conftest import RunCli, write_suite
-from tests.support.openai_server import ScriptedOpenAI
+from tests.support.openai_server import Fault, ScriptedOpenAI
 
 Q1, Q2 = "Capital of France? Reply with A or B. (A) Paris (B) Lyon", "Is 7 prime? (A) yes (B) no"
 CASES = [
@@ -120,3 +120,29 @@ def test_fail_on_warn_fails_run_score_and_merge_on_a_warning(tmp_path: Path, run
         assert code == 1, argv
         assert report is not None and report["run"]["fail_on"] == "warn" and verdicts(report)["capital"] == "warn"
         assert run_cli(*argv)[0] == 0  # the default, regression, reports the warning and passes
+
+
+def test_recording_a_baseline_reads_as_recording(tmp_path: Path, run_cli: RunCli, capsys) -> None:
+    baseline = tmp_path / "suite.baseline.json"
+    code, _ = run_phase(tmp_path, run_cli, [("A", 1)], "--update-baseline")
+    assert code == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"stabilitygate: baseline written to {baseline}: 2 cases recorded"]  # no "no baseline yet"
+    # A partial update that regressed against the entry it replaces: said as such, and exit 0.
+    code, report = run_phase(tmp_path, run_cli, [("B", 1)], "--update-baseline", "--case", "capital")
+    assert code == 0 and report is not None
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[0] == f"stabilitygate: baseline written to {baseline}: 1 case recorded, 1 kept as it was"
+    assert err[1] == "stabilitygate: recorded, not gated (1 case: 1 regressed against the entry it replaces)"
+    assert err[2].startswith("  capital: regressed: ")
+    assert len(err) == 3
+    assert report["run"]["baseline"] == {"path": str(baseline), "status": "updated", "kept": 1}
+
+
+def test_the_verdict_line_counts_in_words(tmp_path: Path, run_cli: RunCli, capsys) -> None:
+    with ScriptedOpenAI({Q1: [("A", 1)]}, faults=[Fault("status", status=500, prompt=Q1)]) as server:
+        suite = write_suite(tmp_path, server.base_url, CASES[:1], sampling={"samples": 4, "retries": 0})
+        code, _ = run_cli("run", str(suite), "--no-progress")
+    assert code == 3
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert "stabilitygate: error (1 case, 1 error)" in lines
