@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Annotated, Any, Final, Literal
 
 from pydantic import Field
+from pydantic.json_schema import SkipJsonSchema
 
 from stabilitygate.against_baseline import AgainstBaseline
 from stabilitygate.judge.gate import VerdictCounts
@@ -36,6 +37,7 @@ from stabilitygate.typed_json import (
     Signed,
     from_json,
     json_schema,
+    not_written,
     omitted_when_default,
     to_json,
 )
@@ -131,6 +133,7 @@ class CaseResult:
     notes: tuple[str, ...] = ()
     diagnostics: Diagnostics = Diagnostics()
     baseline: AgainstBaseline | None = None
+    request_seconds: SkipJsonSchema[float | None] = not_written()  # JUnit's time; never in the JSON
 
     @classmethod
     def of(
@@ -165,6 +168,7 @@ class CaseResult:
             notes=m.notes,
             diagnostics=m.diagnostics,
             baseline=baseline,
+            request_seconds=m.request_seconds,
         )
 
     @property
@@ -184,6 +188,7 @@ class CaseResult:
             usage=self.usage,
             notes=self.notes,
             diagnostics=self.diagnostics,
+            request_seconds=self.request_seconds,
         )
 
     @property
