@@ -36,6 +36,18 @@ def _canonical(value: JSON) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
+def decoded(value: JSON, json_text: bool) -> JSON:
+    """An answer as a reader knows it: a json parser's answer is canonical JSON text ('"bug"'), shown
+    as the value it encodes (bug); any other answer as it is."""
+    if json_text and isinstance(value, str):
+        try:
+            loaded: JSON = json.loads(value)
+        except ValueError:
+            return value
+        return loaded
+    return value
+
+
 def show(value: JSON, limit: int = 80) -> str:
     """An answer or completion for a sentence: one line, quoted, cut when long."""
     text = value if isinstance(value, str) else _canonical(value)

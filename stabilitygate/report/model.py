@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, cast
 
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
@@ -29,6 +29,7 @@ from stabilitygate.results import (
     FingerprintCount,
     VerdictName,
 )
+from stabilitygate.suite.model import AnswerSpec
 from stabilitygate.typed_json import (
     JSON,
     Count,
@@ -48,6 +49,7 @@ __all__ = [
     "CaseResult",
     "EmbeddingFacts",
     "JudgeFacts",
+    "ParsedBy",
     "Report",
     "RunFacts",
     "SamplingFacts",
@@ -108,6 +110,24 @@ class Summary:
 
 # --- cases and the report -----------------------------------------------------------------------
 
+ParserKind = Literal["json", "choice", "regex", "number", "text"]
+
+
+@dataclass(frozen=True)
+class ParsedBy:
+    """The case's answer parser, as far as a reader of its numbers needs it: the agreement is on this,
+    and a json answer is canonical JSON text (shown decoded)."""
+
+    kind: ParserKind
+    pointer: str | None = omitted_when_default()  # json: the RFC 6901 pointer ('' = the whole document)
+
+    @classmethod
+    def of(cls, answer: AnswerSpec | None) -> ParsedBy | None:
+        if answer is None:
+            return None
+        kind = cast(ParserKind, answer.kind)  # AnswerSpec.kind names one of these
+        return cls(kind, answer.json_ if kind == "json" else None)
+
 
 @dataclass(frozen=True, kw_only=True)
 class CaseResult:
@@ -133,6 +153,7 @@ class CaseResult:
     notes: tuple[str, ...] = ()
     diagnostics: Diagnostics = Diagnostics()
     baseline: AgainstBaseline | None = None
+    parsed_by: ParsedBy | None = omitted_when_default()  # None: no parser (the answer is the completion)
     request_seconds: SkipJsonSchema[float | None] = not_written()  # JUnit's time; never in the JSON
 
     @classmethod
@@ -146,6 +167,7 @@ class CaseResult:
         reasons: tuple[str, ...],
         primary: Agreement | None,
         baseline: AgainstBaseline | None,
+        parsed_by: ParsedBy | None = None,
     ) -> CaseResult:
         """The report's case from what was measured and what the judge said."""
         return cls(
@@ -168,6 +190,7 @@ class CaseResult:
             notes=m.notes,
             diagnostics=m.diagnostics,
             baseline=baseline,
+            parsed_by=parsed_by,
             request_seconds=m.request_seconds,
         )
 
