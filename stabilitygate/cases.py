@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from stabilitygate.equivalence import judge_environment_problems, judge_secret_env_names, resolve_judge
+from stabilitygate.equivalence import MissingKey, judge_secret_env_names, missing_judge_keys, resolve_judge
 from stabilitygate.errors import BadInput
 from stabilitygate.providers.interface import Request
 from stabilitygate.providers.registry import provider_class
@@ -67,27 +67,25 @@ def environment_problems(loaded: LoadedSuite, environ: Mapping[str, str] | None 
     """Every key variable a provider or a judge of the suite reads and the environment lacks, once per
     line that names it, in order (`validate` warns of each; `run` stops at the first)."""
     env = os.environ if environ is None else environ
-    problems = []
-    said: set[tuple[str, int | None]] = set()
+    problems, said = [], set()
+    for missing in [*_missing_provider_keys(loaded, env), *missing_judge_keys(loaded, env)]:
+        if (missing.name, missing.line) not in said:  # one line for the cases that share a provider
+            said.add((missing.name, missing.line))
+            problems.append(missing.problem(loaded.path))
+    return problems
+
+
+def _missing_provider_keys(loaded: LoadedSuite, environ: Mapping[str, str]) -> list[MissingKey]:
+    missing = []
     for i, case in enumerate(loaded.cases):
         name = provider_class(case.provider.type).key_env(case.provider)
-        if name and not env.get(name):
+        if name and not environ.get(name):
             own = loaded.suite.cases[i].provider
             at = ("cases", i, "provider") if own and ("api_key_env" in own or "type" in own) else ("provider",)
             named = "api_key_env" in (own or {}) or "api_key_env" in loaded.suite.provider
             why = "named by api_key_env" if named else f"holding the {case.provider.type} API key"
-            line = loaded.line_of((*at, "api_key_env"))
-            if (name, line) in said:
-                continue
-            said.add((name, line))
-            problems.append(
-                BadInput(
-                    f"case {case.id!r}: the variable {name} {why} is not set",
-                    path=loaded.path,
-                    line=line,
-                )
-            )
-    return problems + judge_environment_problems(loaded, env)
+            missing.append(MissingKey(case.id, name, why, loaded.line_of((*at, "api_key_env"))))
+    return missing
 
 
 def _resolve_case(parsed: ParsedSuite, i: int) -> ResolvedCase:
