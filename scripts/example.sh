@@ -15,3 +15,4 @@ set -e
 cat out/report.md
 echo
 echo "exit code: $code (report: out/report.json, comment: out/report.md, samples: out/samples.jsonl)"
+.venv/bin/python scripts/example_summary.py out/report.json "$code"   # which failure is meant, what next

@@ -93,6 +93,8 @@ class Compared:
     baseline_fingerprints: tuple[str, ...] = ()
     fingerprints_changed: Flag = False
     warned: Flag = False  # a change that is not significant
+    # A significant change by some rule: told beside a threshold failure, whose verdict (fail) wins.
+    regressed: Flag = omitted_when_default(False)
     metrics: Metrics = Metrics()  # the baseline's
     deltas: Deltas = Deltas()
     # The stages the case was sampled in, and the smallest drop it catches with 80% power.

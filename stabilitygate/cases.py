@@ -14,8 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from stabilitygate.equivalence import check_judge_environment, judge_secret_env_names, resolve_judge
+from stabilitygate.equivalence import MissingKey, judge_secret_env_names, missing_judge_keys, resolve_judge
 from stabilitygate.errors import BadInput
+from stabilitygate.providers.interface import Request
 from stabilitygate.providers.registry import provider_class
 from stabilitygate.suite.load import (
     LoadedSuite,
@@ -57,23 +58,56 @@ def secret_env_names(cases: Iterable[ResolvedCase]) -> frozenset[str]:
 
 def check_environment(loaded: LoadedSuite, environ: Mapping[str, str] | None = None) -> None:
     """Run-time checks the file alone cannot decide: the variable of every provider's key is set."""
+    problems = environment_problems(loaded, environ)
+    if problems:
+        raise problems[0]
+
+
+def environment_problems(loaded: LoadedSuite, environ: Mapping[str, str] | None = None) -> list[BadInput]:
+    """Every key variable a provider or a judge of the suite reads and the environment lacks, once per
+    line that names it, in order (`validate` warns of each; `run` stops at the first)."""
     env = os.environ if environ is None else environ
+    problems, said = [], set()
+    for missing in [*_missing_provider_keys(loaded, env), *missing_judge_keys(loaded, env)]:
+        if (missing.name, missing.line) not in said:  # one line for the cases that share a provider
+            said.add((missing.name, missing.line))
+            problems.append(missing.problem(loaded.path))
+    return problems
+
+
+def _missing_provider_keys(loaded: LoadedSuite, environ: Mapping[str, str]) -> list[MissingKey]:
+    missing = []
     for i, case in enumerate(loaded.cases):
         name = provider_class(case.provider.type).key_env(case.provider)
-        if name and not env.get(name):
+        if name and not environ.get(name):
             own = loaded.suite.cases[i].provider
             at = ("cases", i, "provider") if own and ("api_key_env" in own or "type" in own) else ("provider",)
             named = "api_key_env" in (own or {}) or "api_key_env" in loaded.suite.provider
             why = "named by api_key_env" if named else f"holding the {case.provider.type} API key"
-            raise BadInput(
-                f"case {case.id!r}: the variable {name} {why} is not set",
-                path=loaded.path,
-                line=loaded.line_of((*at, "api_key_env")),
-            )
-    check_judge_environment(loaded, env)
+            missing.append(MissingKey(case.id, name, why, loaded.line_of((*at, "api_key_env"))))
+    return missing
 
 
 def _resolve_case(parsed: ParsedSuite, i: int) -> ResolvedCase:
+    resolved = _resolved(parsed, i)
+    _check_first_request(parsed, i, resolved)
+    return resolved
+
+
+def _check_first_request(parsed: ParsedSuite, i: int, case: ResolvedCase) -> None:
+    """What the provider would find wrong with the case's first request (a body template that does not
+    render): exit 2 now, at the line that wrote the key, rather than a failure of every sample."""
+    kind = provider_class(case.provider.type)
+    request = Request.of_case(case, 0)
+    problem = kind.check_request(case.provider, request, timeout_s=parsed.suite.sampling.timeout_s)
+    if problem is not None:
+        origin = _ProviderOrigin(parsed.suite.provider, parsed.suite.cases[i].provider, i)
+        key = problem.split(":", 1)[0].removeprefix("provider.")  # the key the problem names, e.g. body
+        where = origin.of((key,))
+        raise BadInput(f"case {case.id!r}: {problem}", path=parsed.path, line=parsed.line_of(where))
+
+
+def _resolved(parsed: ParsedSuite, i: int) -> ResolvedCase:
     suite, case = parsed.suite, parsed.suite.cases[i]
     if case.messages is not None:
         messages = tuple(case.messages)

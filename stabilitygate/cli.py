@@ -15,6 +15,7 @@ import click
 
 from stabilitygate.errors import EXIT_BAD_INPUT, EXIT_CANNOT_MEASURE
 from stabilitygate.failures import Failure, guarded
+from stabilitygate.judge.fail_on import FAIL_ON_CHOICES
 from stabilitygate.version import __version__
 
 PathArg = click.Path(path_type=Path, dir_okay=False)
@@ -36,10 +37,11 @@ def _report_flags(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--junit", type=PathArg, help="Write JUnit XML here."),
         click.option(
             "--fail-on",
-            type=click.Choice(["regression", "fail", "never"]),
+            type=click.Choice(FAIL_ON_CHOICES),
             default="regression",
             show_default=True,
-            help="regression: threshold failures and regressions fail; fail: only threshold failures; never.",
+            help="regression: threshold failures and regressions fail; fail: only threshold failures; "
+            "warn: warnings too; never: report only.",
         ),
     ]
     for flag in reversed(flags):
@@ -79,11 +81,14 @@ def cli() -> None:
 @click.argument("suite", type=PathArg)
 def validate(suite: Path) -> None:
     """Check a suite file and exit (0 valid, 2 not)."""
-    from stabilitygate.cases import load_suite
+    from stabilitygate.cases import environment_problems, load_suite
+    from stabilitygate.judge.wording import counted
 
     loaded = load_suite(suite)
     cases = loaded.resolved_cases()
-    click.echo(f"{suite}: valid ({len(cases)} cases, {sum(c.samples for c in cases)} samples)")
+    click.echo(f"{suite}: valid ({counted(len(cases), 'case')}, {counted(sum(c.samples for c in cases), 'sample')})")
+    for problem in environment_problems(loaded):  # the file is valid; the run would stop at the first
+        click.echo(f"stabilitygate: warning: {problem}: `run` stops with exit 2 until it is", err=True)
 
 
 @cli.command()
@@ -198,13 +203,23 @@ def _click_main(argv: Sequence[str] | None) -> int:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_BAD_INPUT)
     except click.exceptions.Exit as exc:
         return exc.exit_code
+    except click.UsageError as exc:
+        click.echo(f"stabilitygate: error: {_usage_line(exc)}", err=True)
+        return exc.exit_code
     except click.ClickException as exc:
-        exc.show()
+        click.echo(f"stabilitygate: error: {' '.join(exc.format_message().split())}", err=True)
         return exc.exit_code
     except click.exceptions.Abort:
         click.echo("stabilitygate: aborted", err=True)
         return EXIT_CANNOT_MEASURE
     return 0
+
+
+def _usage_line(exc: click.UsageError) -> str:
+    """click's usage error as one line, like every other error, with where to read the usage."""
+    message = " ".join(exc.format_message().split())
+    command = exc.ctx.command_path if exc.ctx is not None else "stabilitygate"
+    return f"{message.removesuffix('.')}; see {command} --help"
 
 
 def _say_failure(failure: Failure) -> None:

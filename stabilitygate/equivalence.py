@@ -7,8 +7,8 @@ variable must be set at run time and its values are secrets like any provider's.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
@@ -64,21 +64,34 @@ def judge_secret_env_names(cases: Iterable[ResolvedCase]) -> frozenset[str]:
     return frozenset(names)
 
 
-def check_judge_environment(loaded: LoadedSuite, environ: Mapping[str, str] | None = None) -> None:
-    """The key variable of every judge is set; BadInput at the judge block that names it."""
-    env = os.environ if environ is None else environ
+@dataclass(frozen=True)
+class MissingKey:
+    """A key variable a case's provider or judge reads and the environment lacks, and where it is named."""
+
+    case_id: str
+    name: str  # the variable
+    why: str  # "named by api_key_env", "holding the entailment judge's API key", ...
+    line: int | None
+
+    def problem(self, path: str) -> BadInput:
+        return BadInput(
+            f"case {self.case_id!r}: the variable {self.name} {self.why} is not set", path=path, line=self.line
+        )
+
+
+def missing_judge_keys(loaded: LoadedSuite, environ: Mapping[str, str]) -> list[MissingKey]:
+    """Each judge's key variable that the environment lacks, at the judge block that names it."""
+    missing = []
     for i, case in enumerate(loaded.cases):
         if case.judge is None:
             continue
         name = provider_class(case.judge.type).key_env(case.judge)
-        if name and not env.get(name):
+        if name and not environ.get(name):
             own = loaded.suite.cases[i].equivalence is not None
             at: Path_ = ("cases", i, "equivalence", "judge") if own else ("equivalence", "judge")
-            raise BadInput(
-                f"case {case.id!r}: the variable {name} holding the entailment judge's API key is not set",
-                path=loaded.path,
-                line=loaded.line_of((*at, "api_key_env")),
-            )
+            why = "holding the entailment judge's API key"
+            missing.append(MissingKey(case.id, name, why, loaded.line_of((*at, "api_key_env"))))
+    return missing
 
 
 def judge_identity(judge: ProviderConfig) -> dict[str, Any]:

@@ -11,9 +11,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from pydantic.json_schema import SkipJsonSchema
+
 from stabilitygate.against_baseline import AgainstBaseline
 from stabilitygate.metrics import Agreement, Metrics, SampleCount
-from stabilitygate.typed_json import JSON, Count, Flag, Integer, Number, Signed, omitted_when_default
+from stabilitygate.typed_json import JSON, Count, Flag, Integer, Number, Signed, not_written, omitted_when_default
 
 __all__ = [
     "Agreement",
@@ -113,6 +115,8 @@ class CaseMeasurement:
     usage: Mapping[str, Integer | None] = field(default_factory=dict)  # prompt_tokens, completion_tokens
     notes: tuple[str, ...] = ()  # human sentences: truncation, cut completions, ...
     diagnostics: Diagnostics = Diagnostics()
+    # The time the case's requests took, summed (JUnit's time); never in the JSON, like every timing.
+    request_seconds: SkipJsonSchema[float | None] = not_written()
 
     @classmethod
     def nothing(cls, case_id: str, samples_requested: int) -> CaseMeasurement:

@@ -16,7 +16,7 @@ from stabilitygate.judge.alignment import Counted, guard_p
 from stabilitygate.judge.baseline import BaselineCase
 from stabilitygate.judge.stats import DropTest, drop_test
 from stabilitygate.judge.thresholds import EPSILON
-from stabilitygate.judge.wording import same_value, show
+from stabilitygate.judge.wording import decoded, same_value, show
 from stabilitygate.metrics import Agreement, Metrics
 from stabilitygate.plain import round_float
 from stabilitygate.results import AnswerCount, CaseMeasurement, CompletionCount, FingerprintCount
@@ -35,6 +35,7 @@ class Modal:
     value: JSON
     count: int
     n: int
+    json_text: bool = False  # a json parser's answer: canonical JSON text, shown decoded
 
     @property
     def majority(self) -> bool:
@@ -43,7 +44,7 @@ class Modal:
     @property
     def shown(self) -> str:
         """The modal for a sentence, e.g. 'B' (10/10)."""
-        return f"{show(self.value)} ({self.count}/{self.n})"
+        return f"{show(decoded(self.value, self.json_text))} ({self.count}/{self.n})"
 
     def shown_in_report(self) -> ModalShown:
         return ModalShown.shortened(self.value, self.count, self.n)
@@ -220,8 +221,9 @@ def _modal_change(case: ResolvedCase, m: CaseMeasurement, entry: BaselineCase, *
     kind: ModalKind = "answer" if case.answer is not None else "completion"
     rows_now = _answer_rows(m.answers) if kind == "answer" else _text_rows(m.completions)
     rows_before = _answer_rows(entry.answers) if kind == "answer" else _text_rows(entry.completions)
-    now = _modal(rows_now, m.samples_ok)
-    before = _modal(rows_before, entry.samples)
+    json_text = case.answer is not None and case.answer.kind == "json"
+    now = _modal(rows_now, m.samples_ok, json_text)
+    before = _modal(rows_before, entry.samples, json_text)
     p_value = None
     if before is not None and m.samples_ok > 0 and not by_meaning:
         p_value = guard_p(rows_before, rows_now, same_value, (entry.samples, m.samples_ok))
@@ -258,10 +260,10 @@ def _text_rows(rows: Sequence[CompletionCount]) -> list[Counted]:
     return [Counted(r.text, r.count) for r in rows]
 
 
-def _modal(rows: Sequence[Counted], n: int) -> Modal | None:
+def _modal(rows: Sequence[Counted], n: int, json_text: bool = False) -> Modal | None:
     if not rows or n <= 0:
         return None
-    return Modal(rows[0].value, rows[0].count, n)
+    return Modal(rows[0].value, rows[0].count, n, json_text)
 
 
 def _modal_cosine(m: CaseMeasurement, entry: BaselineCase, similarity: Similarity | None) -> float | None:

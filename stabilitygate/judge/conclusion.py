@@ -85,6 +85,7 @@ class Conclusion:
             baseline_fingerprints=c.fingerprints.before,
             fingerprints_changed=c.fingerprints.changed,
             warned=self.warned,
+            regressed=self.regressed,
             metrics=c.baseline_metrics,
             deltas=c.deltas,
             stage=stage.stage if stage else None,

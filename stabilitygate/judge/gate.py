@@ -5,15 +5,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal
 
 from stabilitygate.errors import EXIT_CANNOT_MEASURE, EXIT_FAIL, EXIT_PASS, BadInput
+from stabilitygate.judge.fail_on import FAIL_ON_CHOICES as FAIL_ON_CHOICES  # re-exported: the gate's choices
+from stabilitygate.judge.fail_on import FailOn as FailOn
 from stabilitygate.results import CaseVerdict
 
 RunVerdict = Literal["pass", "fail", "error"]
-#: Which verdicts fail the gate (exit 1): the one definition the CLI, the Action and the library use.
-FailOn = Literal["regression", "fail", "warn", "never"]
-FAIL_ON_CHOICES: tuple[FailOn, ...] = get_args(FailOn)
 #: The verdicts each `fail_on` setting fails on.
 FAILING: dict[str, frozenset[str]] = {
     "regression": frozenset({"fail", "regressed"}),

@@ -19,6 +19,11 @@ UPDATE_INPUT = "update-baseline: true"
 HintSurface = Literal["reason", "markdown"]
 
 
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """'1 case', '2 cases', '0 errors': a count with its noun in the right number."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"
+
+
 def same_value(a: JSON, b: JSON) -> bool:
     """Answers are equal when their canonical JSON is, or when both are the same number."""
     numbers = (int, float)
@@ -29,6 +34,18 @@ def same_value(a: JSON, b: JSON) -> bool:
 
 def _canonical(value: JSON) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def decoded(value: JSON, json_text: bool) -> JSON:
+    """An answer as a reader knows it: a json parser's answer is canonical JSON text ('"bug"'), shown
+    as the value it encodes (bug); any other answer as it is."""
+    if json_text and isinstance(value, str):
+        try:
+            loaded: JSON = json.loads(value)
+        except ValueError:
+            return value
+        return loaded
+    return value
 
 
 def show(value: JSON, limit: int = 80) -> str:

@@ -168,4 +168,5 @@ def measure_case(
             cluster_pairs=semantic.cluster_pairs if semantic is not None else None,
             judge_error=semantic.judge_error if semantic is not None else None,
         ),
+        request_seconds=sum(s.latency_ms or 0.0 for s in ordered) / 1000,
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import atexit
 import hashlib
+import importlib.util
 import logging
 import shutil
 import tempfile
@@ -20,8 +21,9 @@ import threading
 from pathlib import Path
 
 from stabilitygate.errors import CannotMeasure
-from stabilitygate.measure.model_files import DEFAULT_MODEL, PINNED, models_cache_root
+from stabilitygate.measure.model_files import DEFAULT_MODEL, MODEL_FILES_PIECE, PINNED, models_cache_root, not_installed
 from stabilitygate.measure.onnx_backend import CHECKED_FILES, read_manifest
+from stabilitygate.measure.onnx_graph import ONNX_PIECE
 
 log = logging.getLogger("stabilitygate")
 
@@ -53,9 +55,26 @@ def is_current(directory: Path, source: Path) -> bool:
     return True
 
 
+def cache_target() -> Path:
+    return models_cache_root() / f"{DEFAULT_MODEL}-{builder_key()}"
+
+
+def check_buildable(source: Path | None) -> None:
+    """The export can be found or built here; else exit 2 naming every piece the install lacks.
+
+    Cheap (no import of onnx, no hashing), so a run says it before the first request."""
+    missing = []
+    if source is None:
+        missing.append(MODEL_FILES_PIECE)
+    if (source is None or not is_current(cache_target(), source)) and importlib.util.find_spec("onnx") is None:
+        missing.append(ONNX_PIECE)
+    if missing:
+        raise not_installed(missing)
+
+
 def cached_export(source: Path) -> Path:
     """The export of the model files in `source`: in the cache (built there once), else in a temporary directory."""
-    target = models_cache_root() / f"{DEFAULT_MODEL}-{builder_key()}"
+    target = cache_target()
     if is_current(target, source):
         return target
     try:

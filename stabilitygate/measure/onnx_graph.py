@@ -19,11 +19,13 @@ from typing import Any
 import numpy as np
 
 from stabilitygate.errors import CannotMeasure
-from stabilitygate.measure.model_files import DEFAULT_MODEL, WEIGHTS_NAME, TensorEntry, read_header
+from stabilitygate.measure.model_files import DEFAULT_MODEL, WEIGHTS_NAME, TensorEntry, not_installed, read_header
 from stabilitygate.measure.onnx_gelu import GELU_LIMIT, GELU_PIECES, check_gelu_tables, gelu_tables
 
 OPSET = 17
 ONNX_VERSION = "1.23.2"  # pinned in pyproject.toml ([dev]); the wheel's build uses it
+#: How an install that lacks onnx is told what to add (measure/model_files.py `not_installed`).
+ONNX_PIECE = f"the onnx package that builds its graph once (pip install onnx=={ONNX_VERSION})"
 IR_VERSION = 8  # what opset 17 needs; onnxruntime refuses IR versions newer than it knows
 INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
 OUTPUT_NAME = "sentence_embedding"
@@ -181,9 +183,7 @@ def build_graph(weights_file: Path) -> Any:
     try:
         from onnx import TensorProto, helper
     except ImportError as exc:
-        raise CannotMeasure(
-            f"building the ONNX graph of {DEFAULT_MODEL} needs the onnx package (pip install onnx=={ONNX_VERSION})"
-        ) from exc
+        raise not_installed([ONNX_PIECE]) from exc
 
     tables = gelu_tables()
     check_gelu_tables(tables)

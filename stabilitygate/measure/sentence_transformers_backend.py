@@ -137,10 +137,11 @@ def load_float64(path: Path) -> Any:
     """
     import torch
     from sentence_transformers import SentenceTransformer
-    from transformers.utils import logging as transformers_logging
 
-    transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
-    transformers_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
+    # Any: typed where transformers is installed, absent in the default set-up (mypy passes in both).
+    transformers_logging: Any = importlib.import_module("transformers.utils.logging")
+    transformers_logging.disable_progress_bar()
+    transformers_logging.set_verbosity_error()
     model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
     model.to(torch.float64)
     model.eval()

@@ -18,7 +18,7 @@ from pathlib import Path
 from stabilitygate.against_baseline import NotCompared
 from stabilitygate.judge.baseline import Baseline, BaselineCase
 from stabilitygate.pipeline.score import ScoredSamples
-from stabilitygate.report.model import CaseResult
+from stabilitygate.report.model import CaseResult, ParsedBy
 from stabilitygate.results import CaseMeasurement
 from stabilitygate.suite.load import LoadedSuite
 from stabilitygate.suite.model import ResolvedCase
@@ -77,6 +77,7 @@ def unchanged_result(case: ResolvedCase, entry: BaselineCase) -> CaseResult:
         reasons=(NOT_REMEASURED,),
         primary=entry.primary,
         baseline=NotCompared("unchanged", entry.hash),
+        parsed_by=ParsedBy.of(case.answer),
     )
 
 

@@ -31,10 +31,12 @@ from stabilitygate.judge.gate import FailOn, exit_code, run_verdict, verdict_cou
 from stabilitygate.judge.stages import StagedRun
 from stabilitygate.judge.threshold_noise import noisy_thresholds_of
 from stabilitygate.judge.verdicts import judge_cases
+from stabilitygate.judge.wording import update_hint
 from stabilitygate.measure.case import measure_case
 from stabilitygate.measure.meaning import JudgmentLookup
 from stabilitygate.measure.summary import suite_summary
 from stabilitygate.pipeline.changed import baseline_measurement, unchanged_result
+from stabilitygate.pipeline.cut_short import cut_short_reasons, with_cut_short
 from stabilitygate.pipeline.judge_results import judge_facts, with_judge_cost, with_judge_errors
 from stabilitygate.pipeline.meanings import Meanings
 from stabilitygate.pipeline.options import default_baseline_path
@@ -131,6 +133,9 @@ def evaluate(
         stages=stages,
     )
     verdicts = with_judge_errors(verdicts, meanings.failed if meanings is not None else {})
+    if sampling is not None and sampling.fatal_error is not None:
+        stops = cut_short_reasons(requested, samples, sampling.fatal_error, sampling.early_stopped)
+        verdicts = with_cut_short(verdicts, stops)
     could_not_measure = sampling is not None and sampling.could_not_measure
     code = exit_code(verdicts, judging.fail_on, could_not_measure=could_not_measure)
     recorded = Recorded("compared" if baseline.contents is not None else "missing")
@@ -138,6 +143,7 @@ def evaluate(
         recorded = record_baseline(
             loaded, cases, measurements, verdicts, baseline, could_not_measure=code == EXIT_CANNOT_MEASURE
         )
+        verdicts = recorded_wording(verdicts) if recorded.status == "updated" else verdicts
     run = RunFacts(
         baseline=baseline_facts(loaded, baseline, recorded),
         embedding=embedding_facts(embedder),
@@ -229,6 +235,7 @@ class Recorded:
     status: str  # compared | missing | updated | not written: ...
     refused: tuple[str, ...] = ()  # measured cases none of whose answers parsed: never recorded
     written: Baseline | None = None
+    kept: int = 0  # a partial update: entries of other cases kept as they were
 
 
 def record_baseline(
@@ -247,7 +254,8 @@ def record_baseline(
     suite_ids = {c.id for c in loaded.suite.cases}
     written = merge_baselines(baseline.contents, fresh, suite_ids)
     write_baseline(baseline.path, written)
-    return Recorded("updated", refused_cases(cases, measurements), written)
+    kept = len(written.cases) - len(fresh.cases)
+    return Recorded("updated", refused_cases(cases, measurements), written, kept)
 
 
 def baseline_facts(loaded: LoadedSuite, baseline: BaselineFile, recorded: Recorded) -> BaselineFacts:
@@ -264,7 +272,19 @@ def baseline_facts(loaded: LoadedSuite, baseline: BaselineFile, recorded: Record
         orphans=orphaned_entries(contents, {c.id for c in loaded.suite.cases}),
         not_recorded=recorded.refused,
         noisy_thresholds=noisy,
+        kept=recorded.kept,
     )
+
+
+def recorded_wording(verdicts: Sequence[CaseVerdict]) -> list[CaseVerdict]:
+    """A recorded run's new cases say that this run recorded them, not that a run should."""
+    hint = update_hint()
+    return [
+        replace(v, reasons=(v.reasons[0].replace(hint, "recorded by this run"), *v.reasons[1:]))
+        if v.verdict == "new" and v.reasons and v.reasons[0].endswith(hint)
+        else v
+        for v in verdicts
+    ]
 
 
 def make_embedder(loaded: LoadedSuite, cache_dir: str | None = None) -> Embedder | None:

@@ -27,6 +27,7 @@ from stabilitygate.suite.sizes import baseline_size, max_size
 
 #: Without a baseline the detectable drop is shown for a baseline agreeing this often.
 ASSUMED_AGREEMENT = 0.95
+FOOTNOTE = f"*: a baseline still to be recorded, at the recorded agreement (else an assumed {ASSUMED_AGREEMENT:.0%})"
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ class Plan:
             *rows,
             f"detectable drop: the smallest fall in primary agreement a pull request catches with "
             f"{TARGET_POWER:.0%} power, at level {self.level:.4g} (alpha {self.alpha:g} over {self.family} tests)",
-            f"*: a baseline still to be recorded, at the recorded agreement (else an assumed {ASSUMED_AGREEMENT:.0%})",
+            *([FOOTNOTE] if any(c.assumed for c in self.cases) else []),  # only for a mark some row carries
             *noise_lines(self.noisy),
         ]
 

@@ -8,21 +8,33 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from typing import Any
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from stabilitygate.errors import BadInput
 from stabilitygate.suite.model import ProviderConfig
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_VARIABLE_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 
 
 class KeyedConfig(ProviderConfig):
     """A provider that may read an API key from the environment."""
 
-    api_key_env: str | None = Field(
-        None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="NAME of the variable holding the key"
-    )
+    api_key_env: str | None = Field(None, pattern=_VARIABLE_NAME, description="NAME of the variable holding the key")
+
+    @field_validator("api_key_env", mode="before")
+    @classmethod
+    def _a_name_not_a_key(cls, value: Any) -> Any:
+        # A key pasted where its variable's name goes is the likeliest mistake: say what is expected,
+        # and never show the value (suite/strict.py NEVER_ECHOED).
+        if isinstance(value, str) and not re.fullmatch(_VARIABLE_NAME, value):
+            raise ValueError(
+                "api_key_env is the NAME of the environment variable that holds the key (letters, digits and _,"
+                " e.g. api_key_env: OPENAI_API_KEY), not the key itself: put the key in that variable"
+            )
+        return value
 
 
 class HeaderedConfig(KeyedConfig):

@@ -1,25 +1,25 @@
 """The `http` provider: the team's own application, called the way its clients call it.
 
-The request body is a sandboxed jinja2 template that renders to JSON; the completion is found in
-the reply by an RFC 6901 pointer. Measuring the application instead of the bare model also
-measures what it adds: caches keyed on an idempotency key, retrieval, post-processing.
+The request body is a sandboxed jinja2 template that renders to JSON, under limits of time, loop work
+and size (providers/body_template.py); the completion is found in the reply by an RFC 6901 pointer.
+Measuring the application instead of the bare model also measures what it adds: caches keyed on an
+idempotency key, retrieval, post-processing. `check_request` renders each case's first body when the
+suite loads, so a template mistake is exit 2 at `validate`, not a failure of every sample.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from typing import Any, Literal
 
 import httpx
-import jinja2
-from jinja2.sandbox import SandboxedEnvironment
 from pydantic import Field, field_validator
 
 from stabilitygate.errors import BadInput
 from stabilitygate.jsonpointer import resolve_pointer
 from stabilitygate.measure.canonical import canonical_json
+from stabilitygate.providers.body_template import BodyTemplate, TemplateProblem, limit_for
 from stabilitygate.providers.config import HeaderedConfig, check_header_variables, expand_headers, header_variables
 from stabilitygate.providers.httpbase import request_json
 from stabilitygate.providers.interface import (
@@ -40,16 +40,8 @@ DEFAULT_BODY = (
 )
 #: Variables a header may use besides the environment's: they change with every request.
 REQUEST_VARIABLES = ("api_key", "idempotency_key", "case_id", "sample_index")
-
-
-def _tojson(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=_not_json)
-
-
-def _not_json(value: Any) -> Any:
-    if isinstance(value, jinja2.Undefined):
-        str(value)  # StrictUndefined raises here, naming the variable
-    raise jinja2.TemplateRuntimeError(f"tojson cannot serialise a {type(value).__name__}")
+#: What `api_key` holds when a body is rendered to check it, before any key is read.
+KEY_STAND_IN = "api-key-stand-in"
 
 
 class HttpAppConfig(HeaderedConfig):
@@ -80,6 +72,19 @@ class HttpAppProvider(Provider):
         # ${api_key} and the other request variables are not environment variables.
         return super().secret_env_names(config) - set(REQUEST_VARIABLES)
 
+    @classmethod
+    def check_request(cls, config: ProviderConfig, request: Request, *, timeout_s: float) -> str | None:
+        """The body this request would get rendered, with a stand-in key: what is wrong with it, or None."""
+        assert isinstance(config, HttpAppConfig)
+        try:
+            template = BodyTemplate(config.body or DEFAULT_BODY)
+            api_key = KEY_STAND_IN if config.api_key_env else None
+            variables = request_variables(request, config.model, api_key)
+            _for_method(template.render(variables, limit_s=limit_for(timeout_s)), config.method or "POST", config.url)
+        except (BadInput, TemplateProblem) as exc:
+            return str(exc)
+        return None
+
     def __init__(
         self, config: HttpAppConfig, *, environ: Mapping[str, str] | None = None, timeout_s: float = 60
     ) -> None:
@@ -100,15 +105,20 @@ class HttpAppProvider(Provider):
         if "api_key" in header_variables(self._headers) and self._api_key is None:
             raise BadInput("provider.headers: ${api_key} is used but `api_key_env` is not set")
         self._secrets = [s for s in (self._api_key, *env_secrets) if s]
-        self._template_source = config.body or DEFAULT_BODY
-        self._template = _compile(self._template_source)
+        self._template = BodyTemplate(config.body or DEFAULT_BODY)
+        self._render_limit_s = limit_for(timeout_s)
         # The sampler's concurrency is the limit, not the pool (httpx's default would cap it at 100).
         limits = httpx.Limits(max_connections=None, max_keepalive_connections=256)
         self._client = httpx.AsyncClient(timeout=timeout_s, limits=limits, follow_redirects=False)
 
     async def complete(self, request: Request) -> Completion:
-        variables = self._variables(request)
-        document = self._render(variables)
+        try:
+            variables = request_variables(request, self._model, self._api_key)
+            url, body = _for_method(
+                self._template.render(variables, limit_s=self._render_limit_s), self._method, self._url
+            )
+        except TemplateProblem as exc:
+            raise FatalProviderError(redact(str(exc), self._secrets), kind="bad_template") from exc
         headers = expand_headers(
             self._headers,
             {
@@ -119,9 +129,6 @@ class HttpAppProvider(Provider):
                 "sample_index": str(request.index),
             },
         )
-        url, body = self._url, document
-        if self._method == "GET":
-            url, body = _with_query(self._url, document), None
         reply = await request_json(self._client, self._method, url, json=body, headers=headers, secrets=self._secrets)
         found, value = resolve_pointer(reply, self._pointer)
         if not found:
@@ -134,57 +141,37 @@ class HttpAppProvider(Provider):
     async def aclose(self) -> None:
         await self._client.aclose()
 
-    def _variables(self, request: Request) -> dict[str, Any]:
-        messages = [dict(m) for m in request.messages]
-        system = "\n\n".join(m["content"] for m in messages if m.get("role") in ("system", "developer"))
-        prompt = next((m["content"] for m in reversed(messages) if m.get("role") == "user"), "")
-        return {
-            "prompt": prompt,
-            "system": system or None,
-            "messages": messages,
-            "sample_index": request.index,
-            "case_id": request.case_id,
-            "idempotency_key": request.idempotency_key,
-            "model": request.model or self._model,
-            "params": dict(request.params),
-            "api_key": self._api_key,
-        }
 
-    def _render(self, variables: Mapping[str, Any]) -> Any:
-        try:
-            text = self._template.render(**variables)
-        except jinja2.TemplateError as exc:
-            raise FatalProviderError(
-                f"provider.body: the template failed to render: {redact(str(exc), self._secrets)}",
-                kind="bad_template",
-            ) from exc
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            # Never show the rendered text: it may hold the key. The position points at the problem.
-            raise FatalProviderError(
-                f"provider.body: the template did not render valid JSON ({exc.msg} at line {exc.lineno}"
-                f" column {exc.colno}); use the tojson filter for strings, e.g. {{{{ prompt|tojson }}}}",
-                kind="bad_template",
-            ) from exc
+def request_variables(request: Request, model: str | None, api_key: str | None) -> dict[str, Any]:
+    """What a body template may use, for one request."""
+    messages = [dict(m) for m in request.messages]
+    system = "\n\n".join(m["content"] for m in messages if m.get("role") in ("system", "developer"))
+    prompt = next((m["content"] for m in reversed(messages) if m.get("role") == "user"), "")
+    return {
+        "prompt": prompt,
+        "system": system or None,
+        "messages": messages,
+        "sample_index": request.index,
+        "case_id": request.case_id,
+        "idempotency_key": request.idempotency_key,
+        "model": request.model or model,
+        "params": dict(request.params),
+        "api_key": api_key,
+    }
 
 
-def _compile(source: str) -> jinja2.Template:
-    environment = SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False)
-    environment.filters["tojson"] = _tojson
-    try:
-        return environment.from_string(source)
-    except jinja2.TemplateSyntaxError as exc:
-        raise BadInput(f"provider.body: template syntax error at line {exc.lineno}: {exc.message}") from exc
+def _for_method(document: Any, method: str, url: str) -> tuple[str, Any]:
+    """(url, body) of the request: for GET the rendered object's fields as the query, and no body."""
+    if method != "GET":
+        return url, document
+    return _with_query(url, document), None
 
 
 def _with_query(url: str, document: Any) -> str:
     """For GET: the rendered object's fields as query parameters (non-strings in canonical JSON)."""
     if not isinstance(document, dict):
-        raise FatalProviderError(
-            "provider.body: with method GET the template must render a JSON object (its fields become"
-            " the query string)",
-            kind="bad_template",
+        raise TemplateProblem(
+            "provider.body: with method GET the template must render a JSON object (its fields become the query string)"
         )
     params = {k: v if isinstance(v, str) else canonical_json(v) for k, v in document.items()}
     return str(httpx.URL(url).copy_merge_params(params))

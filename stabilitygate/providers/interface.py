@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from stabilitygate.errors import BadInput
 from stabilitygate.providers.config import EndpointConfig, HeaderedConfig, KeyedConfig, header_variables
-from stabilitygate.suite.model import ProviderConfig
+from stabilitygate.suite.model import ProviderConfig, ResolvedCase
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,18 @@ class Request:
     model: str | None
     params: Mapping[str, Any]  # passed through to the API (temperature, seed, max_tokens, tools, ...)
     idempotency_key: str  # stable per case and sample index
+
+    @classmethod
+    def of_case(cls, case: ResolvedCase, index: int) -> Request:
+        """Sample `index` of `case`, as the sampler sends it."""
+        return cls(
+            case_id=case.id,
+            index=index,
+            messages=tuple({"role": m.role, "content": m.content} for m in case.messages),
+            model=case.provider.model,
+            params=dict(case.provider.params or {}),
+            idempotency_key=f"{case.definition_hash}:{case.id}:{index}",
+        )
 
 
 @dataclass(frozen=True)
@@ -144,6 +156,12 @@ class Provider(abc.ABC):
         if isinstance(config, HeaderedConfig):
             names |= header_variables(config.headers or {})
         return frozenset(name for name in names if name)
+
+    @classmethod
+    def check_request(cls, config: ProviderConfig, request: Request, *, timeout_s: float) -> str | None:
+        """What sending `request` would find wrong with `config` before anything is sent (a body template
+        that does not render): the message, or None. Run when the suite loads, so `validate` says it."""
+        return None
 
     async def warm_up(self) -> None:  # noqa: B027 - optional hook, a no-op for most providers
         """Get ready before the first request's clock starts (e.g. load a model)."""

@@ -123,12 +123,13 @@ def _load_uncached(source: ModelSource) -> LoadedModel:
     try:
         with _quiet_loading():
             tokenizer = AutoTokenizer.from_pretrained(str(source.directory), **kwargs)
-            model = AutoModelForCausalLM.from_pretrained(str(source.directory), dtype=torch.float32, **kwargs)
+            # Any: typed where transformers is installed, absent in the default set-up (mypy passes in both).
+            model: Any = AutoModelForCausalLM.from_pretrained(str(source.directory), dtype=torch.float32, **kwargs)
     except Exception as exc:  # any failure here means no sample can be drawn
         raise FatalProviderError(
             f"could not load local model {source.path}: {type(exc).__name__}: {exc}", kind="local_model"
         ) from exc
-    model.eval()  # type: ignore[no-untyped-call]
+    model.eval()
     stop_ids = _stop_ids(model, tokenizer)
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else min(stop_ids, default=0)
     build = (
@@ -146,22 +147,23 @@ def _quiet_loading() -> Iterator[None]:
     """Silence the loading progress bars, which would flood CI logs, without touching stderr itself."""
     from functools import partial
 
-    import transformers.modeling_gguf_pytorch_utils as gguf_utils
-    from transformers.utils import logging as tf_logging
+    # Any, as above: transformers' own annotations differ from what an absent package gives mypy.
+    gguf_utils: Any = importlib.import_module("transformers.modeling_gguf_pytorch_utils")
+    tf_logging: Any = importlib.import_module("transformers.utils.logging")
 
     bars_were_on = tf_logging.is_progress_bar_enabled()
-    tf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+    tf_logging.disable_progress_bar()
     # The GGUF de-quantization bar is a plain tqdm that ignores the switch above.
     plain_tqdm = getattr(gguf_utils, "tqdm", None)
     if plain_tqdm is not None:
-        gguf_utils.tqdm = partial(plain_tqdm, disable=True)  # type: ignore[attr-defined]
+        gguf_utils.tqdm = partial(plain_tqdm, disable=True)
     try:
         yield
     finally:
         if plain_tqdm is not None:
-            gguf_utils.tqdm = plain_tqdm  # type: ignore[attr-defined]
+            gguf_utils.tqdm = plain_tqdm
         if bars_were_on:
-            tf_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
+            tf_logging.enable_progress_bar()
 
 
 def _stop_ids(model: Any, tokenizer: Any) -> frozenset[int]:

@@ -9,21 +9,19 @@ must say so where people look.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
 
 from stabilitygate.against_baseline import NotCompared
 from stabilitygate.judge.wording import UPDATE_FLAG
 from stabilitygate.report.model import Report
 
-Surface = Literal["console", "comment"]
 IDS_SHOWN = 10
 
 
-def baseline_lines(report: Report, surface: Surface) -> list[str]:
+def baseline_lines(report: Report) -> list[str]:
     """Each fact about the baseline as one sentence; the comment tells a recording in its own notes."""
     facts = report.run.baseline
     updated = facts.status == "updated"
-    lines = [*_read(report, surface)]
+    lines = [*_read(report)]
     if facts.recorded_suite is not None:
         lines.append(
             f"The baseline was recorded for suite {facts.recorded_suite!r}; compared with {report.suite.name!r} "
@@ -40,16 +38,14 @@ def baseline_lines(report: Report, surface: Surface) -> list[str]:
     return lines
 
 
-def _read(report: Report, surface: Surface) -> list[str]:
+def _read(report: Report) -> list[str]:
     facts = report.run.baseline
     if facts.status == "compared":
         return [f"Compared with the baseline {facts.path}."]
     if facts.status == "missing":
         return [f"No baseline at {facts.path}: every case is new ({UPDATE_FLAG} records one)."]
-    if surface == "comment":  # the comment's own notes say where a recording went
+    if facts.status == "updated":  # the comment's notes and the console's own line say where it went
         return []
-    if facts.status == "updated":
-        return [f"The baseline was recorded from this run: {facts.path}."]
     return [f"The baseline {facts.path} was {facts.status}."]
 
 

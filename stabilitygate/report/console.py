@@ -2,20 +2,28 @@
 
 from __future__ import annotations
 
+from stabilitygate.judge.wording import counted
 from stabilitygate.report.baseline_lines import baseline_lines
 from stabilitygate.report.model import Report, Summary
 
-COUNTED = (("passed", "passed"), ("failed", "failed"), ("regressed", "regressed"), ("warned", "warned"),
-           ("new", "new"), ("unchanged", "unchanged"), ("errors", "errors"))  # fmt: skip
+#: The summary's counts as the verdict line words them: (key, one, more than one).
+COUNTED = (("passed", "passed", "passed"), ("failed", "failed", "failed"), ("regressed", "regressed", "regressed"),
+           ("warned", "warned", "warned"), ("new", "new", "new"), ("unchanged", "unchanged", "unchanged"),
+           ("errors", "error", "errors"))  # fmt: skip
+#: What a verdict means in a run that records the baseline: shown, not gated.
+WHILE_RECORDING = (("failed", "failed a threshold"), ("regressed", "regressed against the entry it replaces"),
+                   ("warned", "warned"))  # fmt: skip
 REASONS_SHOWN = 3
 
 
 def summary_lines(report: Report) -> list[str]:
-    """The verdict with its counts, then one line per case that did not pass."""
-    lines = [*_embedding_line(report), *(_as_log_line(line) for line in baseline_lines(report, "console"))]
-    lines.append(_verdict_line(report))
+    """What became of the baseline, the verdict with its counts, then one line per case worth a look."""
+    recorded = report.run.baseline.status == "updated"
+    quiet = ("pass", "unchanged", "new") if recorded else ("pass", "unchanged")  # a recorded new case is fine
+    told = (_as_log_line(line) for line in baseline_lines(report))
+    lines = [*_embedding_line(report), *_baseline_line(report), *told, *_verdict_line(report, recorded)]
     for case in report.cases:
-        if case.verdict not in ("pass", "unchanged"):
+        if case.verdict not in quiet:
             reasons = "; ".join(case.reasons[:REASONS_SHOWN])
             lines.append(f"  {case.id}: {case.verdict}: {reasons}")
     return lines
@@ -26,10 +34,25 @@ def _as_log_line(sentence: str) -> str:
     return f"stabilitygate: {sentence[:1].lower()}{sentence[1:].removesuffix('.')}"
 
 
-def _verdict_line(report: Report) -> str:
+def _baseline_line(report: Report) -> list[str]:
+    facts = report.run.baseline
+    if facts.status != "updated":
+        return []
     s = report.summary
-    parts = [f"{s.cases} cases"] + [f"{getattr(s, key)} {word}" for key, word in COUNTED if getattr(s, key)]
-    return f"stabilitygate: {report.verdict} ({', '.join(parts)}){_changed_only(s)}"
+    recorded = s.cases - (s.unchanged or 0)
+    kept = f", {facts.kept} kept as {'it was' if facts.kept == 1 else 'they were'}" if facts.kept else ""
+    return [f"stabilitygate: baseline written to {facts.path}: {counted(recorded, 'case')} recorded{kept}"]
+
+
+def _verdict_line(report: Report, recorded: bool) -> list[str]:
+    s = report.summary
+    if recorded:  # the verdicts are shown, not gated: only what is worth a look
+        told = [f"{getattr(s, key)} {words}" for key, words in WHILE_RECORDING if getattr(s, key)]
+        return [f"stabilitygate: recorded, not gated ({counted(s.cases, 'case')}: {', '.join(told)})"] if told else []
+    parts = [counted(s.cases, "case")] + [
+        counted(getattr(s, k), one, more) for k, one, more in COUNTED if getattr(s, k)
+    ]
+    return [f"stabilitygate: {report.verdict} ({', '.join(parts)}){_changed_only(s)}"]
 
 
 def _embedding_line(report: Report) -> list[str]:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from stabilitygate.judge.gate import VerdictCounts
 from stabilitygate.measure.summary import SuiteNumbers
-from stabilitygate.report.model import CaseResult, Report, RunFacts, RunVerdict, SuiteRef, Summary
+from stabilitygate.report.model import CaseResult, ParsedBy, Report, RunFacts, RunVerdict, SuiteRef, Summary
 from stabilitygate.results import CaseMeasurement, CaseVerdict
 from stabilitygate.suite.model import ResolvedCase
 
@@ -57,6 +57,7 @@ def case_result(case: ResolvedCase, m: CaseMeasurement | None, v: CaseVerdict | 
         reasons=v.reasons if v is not None else (NOT_JUDGED,),
         primary=v.primary if v is not None else None,
         baseline=v.baseline if v is not None else None,
+        parsed_by=ParsedBy.of(case.answer),
     )
 
 

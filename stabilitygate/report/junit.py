@@ -1,7 +1,8 @@
 """JUnit XML from a Report: one testcase per case, so that any CI can show the gate's cases.
 
 fail and regressed are failures, error is an error; new is not a failure (there is nothing to
-compare with yet) and says so in <system-out>.
+compare with yet) and says so in <system-out>. A testcase's time is the time its requests took,
+summed over its samples (a report read back from JSON has no timings: 0.000).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def render_junit(report: Report) -> str:
             "failures": str(failures),
             "errors": str(errors),
             "skipped": str(skipped),
-            "time": "0",
+            "time": _seconds(sum(c.request_seconds or 0.0 for c in cases)),
         },
     )
     properties = ET.SubElement(suite, "properties")
@@ -56,10 +57,16 @@ def render_junit(report: Report) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
+def _seconds(value: float) -> str:
+    """JUnit's time: the seconds the requests took (summed over samples that ran side by side)."""
+    return f"{value:.3f}"
+
+
 def _testcase(suite: ET.Element, suite_name: str, case: CaseResult) -> None:
     verdict = case.verdict
     reasons = [xml_text(r) for r in case.reasons]
-    element = ET.SubElement(suite, "testcase", {"name": xml_text(case.id), "classname": suite_name, "time": "0"})
+    attributes = {"name": xml_text(case.id), "classname": suite_name, "time": _seconds(case.request_seconds or 0.0)}
+    element = ET.SubElement(suite, "testcase", attributes)
     body = "\n".join(reasons)
     first = " ".join(reasons[0].split())[:MESSAGE_LIMIT] if reasons else verdict
     if verdict in ("fail", "regressed"):

@@ -17,12 +17,12 @@ from typing import Any
 
 import jinja2
 
-from stabilitygate.against_baseline import AgainstBaseline, NotCompared
-from stabilitygate.judge.wording import p_number, update_hint
+from stabilitygate.against_baseline import AgainstBaseline, Compared, NotCompared
+from stabilitygate.judge.wording import counted, decoded, p_phrase, update_hint
 from stabilitygate.report import safe_text
 from stabilitygate.report.baseline_lines import baseline_lines
-from stabilitygate.report.meaning_lines import meaning_lines
-from stabilitygate.report.model import CaseResult, Report, Summary
+from stabilitygate.report.meaning_lines import bar_cut_line, meaning_lines
+from stabilitygate.report.model import CaseResult, ParsedBy, Report, Summary
 from stabilitygate.report.power_line import power_line
 from stabilitygate.typed_json import JSON
 
@@ -162,18 +162,58 @@ def _headline_emoji(report: Report) -> str:
 
 
 def _summary_line(report: Report) -> str:
+    """The counts of the verdicts a run has, then its suite-level shares in words (the names of the
+    field, TARr@N and TARa@N, are in the footer: a reviewer needs what they mean, not what they are called)."""
     s = report.summary
-    n = _common_n(report)
-    counts = (
-        f"**{s.cases} case{'' if s.cases == 1 else 's'}**: {s.passed} passed, {s.failed} failed, "
-        f"{s.regressed} regressed, {s.warned} warned, {s.new} new, {s.errors} errors"
-    )
+    counts = [f"**{counted(s.cases, 'case')}**: {s.passed} passed"]
+    also = sum(1 for c in report.cases if c.verdict == "fail" and _also_regressed(c))
+    if s.failed:
+        told = "it also regressed" if also == s.failed == 1 else f"{also} of them also regressed"
+        counts.append(f"{s.failed} failed" + (f" ({told})" if also else ""))
+    counts += [f"{count} {word}" for count, word in ((s.regressed, "regressed"), (s.warned, "warned"), (s.new, "new"))
+               if count]  # fmt: skip
+    if s.errors:
+        counts.append(counted(s.errors, "error"))
+    line = ", ".join(counts)
     if s.unchanged is not None:
-        counts += (
+        line += (
             f", {s.unchanged} unchanged (not re-measured: {s.cases - s.unchanged} of {s.cases} cases sampled, "
             f"{s.requests_saved or 0:,} requests saved)"
         )
-    parts = [counts]
+    words = _shares_in_words(report)
+    return line + (f"\n\n{words}" if words else "")
+
+
+def _shares_in_words(report: Report) -> str:
+    """TARr@N, TARa@N and the best and worst possible accuracy, said as counts of cases."""
+    metrics = [c.metrics for c in report.cases]
+    same_text = [m.tar_raw for m in metrics if m.tar_raw is not None]
+    same_answer = [m.tar_parsed for m in metrics if m.tar_parsed is not None]
+    every = [m.all_correct for m in metrics if m.all_correct is not None]
+    some = [m.any_correct for m in metrics if m.any_correct is not None]
+    if not same_text:
+        return ""
+    n = _common_n(report)
+    where = f"In all {n} samples" if n != "N" and len({c.samples_requested for c in report.cases}) == 1 else (
+        "In all of a case's samples")  # fmt: skip
+    parts = f"the same text in {sum(same_text)} of {counted(len(same_text), 'case')}"
+    if same_answer:
+        parts += f" and the same answer in {sum(same_answer)} of {len(same_answer)}"
+    if every:
+        at_least_once = f"in at least one sample: {sum(some)} of {len(some)}"
+        parts += f"; the expected answer in {sum(every)} of {len(every)} ({at_least_once})"
+    return f"{where}: {parts}."
+
+
+def _also_regressed(case: CaseResult) -> bool:
+    """A case that failed a threshold and, besides, regressed against the baseline."""
+    return isinstance(case.baseline, Compared) and case.baseline.regressed
+
+
+def _jargon(report: Report) -> str:
+    """The field's names for the shares the headline says in words: TARr@N, TARa@N, accuracy."""
+    s, n = report.summary, _common_n(report)
+    parts = []
     if s.tar_raw is not None:
         parts.append(f"TARr@{n} {s.tar_raw:.2f}")
     if s.tar_parsed is not None:
@@ -181,9 +221,6 @@ def _summary_line(report: Report) -> str:
     best, worst = s.best_possible_accuracy, s.worst_possible_accuracy
     if best is not None and worst is not None:
         parts.append(f"accuracy best {best:.2f} / worst {worst:.2f}")
-    tokens = _tokens(s)
-    if tokens:
-        parts.append(tokens)
     return " · ".join(parts)
 
 
@@ -201,26 +238,26 @@ def _tokens(s: Summary) -> str:
     return f"{int(prompt or 0):,} prompt + {int(completion or 0):,} completion tokens"
 
 
+#: What a parsed case's agreement is on, by parser (json: its pointer).
+AGREEMENT_ON = {"choice": "the choice", "number": "the number", "regex": "the match", "text": "the text"}
+#: ... and an unparsed case's, by its primary metric.
+AGREEMENT_OF = {"semantic_agreement": "meaning", "mode_share": "the exact text"}
+
+
 def _row(case: CaseResult) -> dict[str, str]:
     metrics = case.metrics
-    primary = case.primary
-    agreement = "—"
-    if primary is not None:
-        agreement = f"{primary.k}/{primary.n}"
-        if primary.metric == "semantic_agreement":
-            agreement += " (semantic)"
-        elif primary.metric == "mode_share":
-            agreement += " (exact)"
     cosine, unique = metrics.cosine_min, metrics.unique_completions
-    verdict = case.verdict
+    verdict = f"{EMOJI.get(case.verdict, '')} {case.verdict}"
+    if case.verdict == "fail" and _also_regressed(case):
+        verdict += f" · {EMOJI['regressed']} regressed"
     return {
         "id": case.id,
         "unique": "—" if unique is None else str(unique),
-        "agreement": agreement,
+        "agreement": _agreement(case),
         "parsed": _parsed(case),
         "cosine": "—" if cosine is None else f"{cosine:.3f}",
-        "verdict": f"{EMOJI.get(verdict, '')} {verdict}",
-        "change": _change(case.baseline),
+        "verdict": verdict,
+        "change": _change(case.baseline, _json_text(case)),
     }
 
 
@@ -230,11 +267,26 @@ def _parsed(case: CaseResult) -> str:
     return "—" if failures is None else f"{case.samples_ok - failures}/{case.samples_ok}"
 
 
+def _agreement(case: CaseResult) -> str:
+    """'8/12 on /label': the primary agreement and what it is agreement on."""
+    primary, parsed = case.primary, case.parsed_by
+    if primary is None:
+        return "—"
+    on = AGREEMENT_OF.get(primary.metric)
+    if primary.metric == "parsed_agreement" and parsed is not None:
+        on = (parsed.pointer or "the JSON") if parsed.kind == "json" else AGREEMENT_ON[parsed.kind]
+    return f"{primary.k}/{primary.n}" + (f" on {on}" if on else "")
+
+
+def _json_text(case: CaseResult) -> bool:
+    return isinstance(case.parsed_by, ParsedBy) and case.parsed_by.kind == "json"
+
+
 NOT_COMPARED = {"unchanged": "not re-measured", "no_baseline": "no baseline", "missing": "no baseline",
                 "changed": "definition changed", "not_measured": "—"}  # fmt: skip
 
 
-def _change(b: AgainstBaseline | None) -> str:
+def _change(b: AgainstBaseline | None, json_text: bool = False) -> str:
     if b is None:
         return "—"
     if isinstance(b, NotCompared):
@@ -243,11 +295,11 @@ def _change(b: AgainstBaseline | None) -> str:
     if b.baseline_k is not None and b.k is not None:
         text = f"{b.baseline_k}/{b.baseline_n} → {b.k}/{b.n}"
         if b.p_holm is not None and (b.drop or 0) > 0:
-            text += f", p={p_number(b.p_holm, spaced=False)}"
+            text += f", {p_phrase(b.p_holm)}"
         parts.append(text)
     if b.answer_changed:
-        before = b.baseline_modal.value if b.baseline_modal else None
-        now = b.modal.value if b.modal else None
+        before = decoded(b.baseline_modal.value, json_text) if b.baseline_modal else None
+        now = decoded(b.modal.value, json_text) if b.modal else None
         parts.append(f"{b.kind} {_quote(before)} → {_quote(now)}")
     if b.semantic_drift and b.modal_cosine is not None:
         parts.append(f"meaning moved (cosine {b.modal_cosine:.2f})")
@@ -276,18 +328,25 @@ def _details(case: CaseResult, limit: int) -> dict[str, Any]:
     for row in m.completions[:TOP_COMPLETIONS]:
         shown, cut = safe_text.truncate(row.text, limit)
         completions.append({"bar": safe_text.bar(row.count, n), "text": shown, "cut": cut})
+    json_text = _json_text(case)
     answers = [
-        {"bar": safe_text.bar(row.count, n), "value": _quote(row.answer, 200)} for row in m.answers[:TOP_ANSWERS]
+        {"bar": safe_text.bar(row.count, n), "value": _quote(decoded(row.answer, json_text), 200)}
+        for row in m.answers[:TOP_ANSWERS]
     ]
+    # Where the cosine bar cut and where the texts first differ tell of free text; a parsed case's
+    # reader reads its answers instead.
+    parsed = case.parsed_by is not None
+    meaning = [line for line in meaning_lines(m) if not (parsed and line == bar_cut_line(m))]
+    also = f" · {EMOJI['regressed']} regressed" if case.verdict == "fail" and _also_regressed(case) else ""
     return {
         "id": case.id,
-        "verdict": case.verdict,
+        "verdict": case.verdict + also,
         "emoji": EMOJI[case.verdict],
         "reasons": list(case.reasons[:20]),
         "notes": m.notes[:10],
-        "meaning": meaning_lines(m),
+        "meaning": meaning,
         "power": power_line(case.baseline),
-        "divergence": metrics.divergence_token,
+        "divergence": None if parsed else metrics.divergence_token,
         "unique": metrics.unique_completions,
         "n": n,
         "answers": answers,
@@ -314,6 +373,7 @@ def _footer(report: Report) -> dict[str, Any]:
         hints.append(f"New or changed cases are not compared yet: {UPDATE_HINT}.")
     return {
         "tool": f"{report.tool_name} {report.tool_version}".strip(),
+        "figures": _jargon(report),
         "tokens": _tokens(s),
         "hints": hints,
         "notes": _run_notes(report),
@@ -332,7 +392,7 @@ def _run_notes(report: Report) -> list[str]:
         notes.append("The request budget (max_requests) ran out before every sample was drawn.")
     if report.run.judge is not None:
         notes.append(report.run.judge.summary)
-    notes.extend(baseline_lines(report, "comment"))
+    notes.extend(baseline_lines(report))
     if baseline.status == "updated":
         notes.append(f"The baseline was recorded from this run: commit {baseline.path}.")
     elif baseline.status.startswith("not written"):

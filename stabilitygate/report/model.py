@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, cast
 
 from pydantic import Field
+from pydantic.json_schema import SkipJsonSchema
 
 from stabilitygate.against_baseline import AgainstBaseline
 from stabilitygate.judge.gate import VerdictCounts
@@ -28,6 +29,7 @@ from stabilitygate.results import (
     FingerprintCount,
     VerdictName,
 )
+from stabilitygate.suite.model import AnswerSpec
 from stabilitygate.typed_json import (
     JSON,
     Count,
@@ -36,6 +38,7 @@ from stabilitygate.typed_json import (
     Signed,
     from_json,
     json_schema,
+    not_written,
     omitted_when_default,
     to_json,
 )
@@ -46,6 +49,7 @@ __all__ = [
     "CaseResult",
     "EmbeddingFacts",
     "JudgeFacts",
+    "ParsedBy",
     "Report",
     "RunFacts",
     "SamplingFacts",
@@ -106,6 +110,24 @@ class Summary:
 
 # --- cases and the report -----------------------------------------------------------------------
 
+ParserKind = Literal["json", "choice", "regex", "number", "text"]
+
+
+@dataclass(frozen=True)
+class ParsedBy:
+    """The case's answer parser, as far as a reader of its numbers needs it: the agreement is on this,
+    and a json answer is canonical JSON text (shown decoded)."""
+
+    kind: ParserKind
+    pointer: str | None = omitted_when_default()  # json: the RFC 6901 pointer ('' = the whole document)
+
+    @classmethod
+    def of(cls, answer: AnswerSpec | None) -> ParsedBy | None:
+        if answer is None:
+            return None
+        kind = cast(ParserKind, answer.kind)  # AnswerSpec.kind names one of these
+        return cls(kind, answer.json_ if kind == "json" else None)
+
 
 @dataclass(frozen=True, kw_only=True)
 class CaseResult:
@@ -131,6 +153,8 @@ class CaseResult:
     notes: tuple[str, ...] = ()
     diagnostics: Diagnostics = Diagnostics()
     baseline: AgainstBaseline | None = None
+    parsed_by: ParsedBy | None = omitted_when_default()  # None: no parser (the answer is the completion)
+    request_seconds: SkipJsonSchema[float | None] = not_written()  # JUnit's time; never in the JSON
 
     @classmethod
     def of(
@@ -143,6 +167,7 @@ class CaseResult:
         reasons: tuple[str, ...],
         primary: Agreement | None,
         baseline: AgainstBaseline | None,
+        parsed_by: ParsedBy | None = None,
     ) -> CaseResult:
         """The report's case from what was measured and what the judge said."""
         return cls(
@@ -165,6 +190,8 @@ class CaseResult:
             notes=m.notes,
             diagnostics=m.diagnostics,
             baseline=baseline,
+            parsed_by=parsed_by,
+            request_seconds=m.request_seconds,
         )
 
     @property
@@ -184,6 +211,7 @@ class CaseResult:
             usage=self.usage,
             notes=self.notes,
             diagnostics=self.diagnostics,
+            request_seconds=self.request_seconds,
         )
 
     @property

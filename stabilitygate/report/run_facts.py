@@ -77,6 +77,7 @@ class BaselineFacts:
     orphans: tuple[str, ...] = omitted_when_default(())  # entries no case matches: renamed or deleted cases
     not_recorded: tuple[str, ...] = omitted_when_default(())  # cases --update-baseline refused: nothing parsed
     noisy_thresholds: tuple[NoisyThreshold, ...] = omitted_when_default(())  # flagged by --update-baseline
+    kept: Count = omitted_when_default(0)  # updated by a partial run: entries of other cases kept as they were
 
 
 @dataclass(frozen=True)

@@ -53,20 +53,10 @@ class _Job:
 
 def _jobs(cases: Sequence[ResolvedCase], start: Mapping[str, int]) -> Iterator[_Job]:
     """Every (case, index) from the case's start, round-robin by index: c1#0, c2#0, ..., c1#1, c2#1, ..."""
-    keys = {case.id: f"{case.definition_hash}:{case.id}" for case in cases}
-    messages = {case.id: tuple({"role": m.role, "content": m.content} for m in case.messages) for case in cases}
     for index in range(max((case.samples for case in cases), default=0)):
         for case in cases:
             if start.get(case.id, 0) <= index < case.samples:
-                request = Request(
-                    case_id=case.id,
-                    index=index,
-                    messages=messages[case.id],
-                    model=case.provider.model,
-                    params=dict(case.provider.params or {}),
-                    idempotency_key=f"{keys[case.id]}:{index}",
-                )
-                yield _Job(case, index, request)
+                yield _Job(case, index, Request.of_case(case, index))
 
 
 @dataclass

@@ -65,6 +65,21 @@ def check_expected(kind: str | None, value: Any) -> None:
         raise ValueError("a number answer needs a number (19, 2.5) or a string holding one ('1,234.50')")
 
 
+#: How an expected label may be written: "B", "b", "(B)", "B)", "[B]", "B.", "Option B".
+_WRITTEN_LABEL = re.compile(r"^(?:option\s+)?[(\[]?(.+?)[)\].]?$", re.IGNORECASE)
+
+
+def check_choice_expected(labels: list[str], value: Any) -> None:
+    """A `choice` case's expected answer names one of its labels; ValueError listing them."""
+    if value is None or isinstance(value, dict | list):
+        return
+    written = str(value).strip()
+    found = _WRITTEN_LABEL.match(written)
+    named = {label.lower() for label in labels}
+    if written.lower() not in named and (found is None or found.group(1).lower() not in named):
+        raise ValueError(f"expected one of the choice labels {', '.join(labels)}")
+
+
 def _is_number_like(value: Any) -> bool:
     if isinstance(value, bool):
         return False

@@ -19,6 +19,7 @@ from stabilitygate.bounded import MAX_SUITE_BYTES, read_bytes_bounded
 from stabilitygate.errors import BadInput
 from stabilitygate.suite.model import ResolvedCase, Suite
 from stabilitygate.suite.sizes import check_sizes
+from stabilitygate.suite.strict import NEVER_ECHOED
 
 Path_ = tuple[str | int, ...]
 _PYDANTIC_TAG = re.compile(r"[a-z][\w-]*\[.*\]|str|int|float|bool|none|dict|list")
@@ -176,7 +177,8 @@ def to_bad_input(
         message = f"missing required key {where!r}"
     else:
         got = err.get("input")
-        shown_input = "" if isinstance(got, dict | list) else f", got {got!r}"
+        secret = any(isinstance(part, str) and part in NEVER_ECHOED for part in loc)
+        shown_input = "" if secret or isinstance(got, dict | list) else f", got {got!r}"
         msg = str(err["msg"]).removeprefix("Value error, ")
         message = f"{where}: {msg}{shown_input}" if where else msg
     line = None

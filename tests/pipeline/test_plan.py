@@ -67,6 +67,7 @@ def test_plan_prints_requests_tokens_and_the_detectable_drop(
     level = first_level(p_mins, 0.05)
     drop = detectable_drop(38, 40, StageDesign(20, 40), level, 0.10)
     assert drop is not None and f"{drop:.2f}" in letter
+    assert "*" not in out  # every row has its recorded baseline: no footnote for a mark no row carries
 
 
 def test_plan_without_a_baseline_assumes_one(tmp_path: Path) -> None:
@@ -74,6 +75,7 @@ def test_plan_without_a_baseline_assumes_one(tmp_path: Path) -> None:
     assert [(c.requests, c.most_requests, c.baseline_n, c.assumed) for c in plan.cases] == [(10, 10, 50, True)] * 2
     assert all(c.tokens is None for c in plan.cases)
     assert any("*" in line for line in plan.lines())
+    assert plan.lines()[-1].startswith("*: a baseline still to be recorded")
 
 
 def test_plan_of_recording_a_baseline(tmp_path: Path) -> None:

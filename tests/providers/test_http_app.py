@@ -271,3 +271,50 @@ def test_end_to_end_the_report_counts_what_the_cache_does(
     assert unique == {"cached": 1, "uncached": 5}
     for written in (report_path, samples_path):
         assert TOKEN not in written.read_text()
+
+
+NESTED_LOOPS = "{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}{}"
+
+
+def http_suite(tmp_path: Path, body: str, *, method: str = "POST", timeout_s: float = 10, own: bool = False) -> Path:
+    """A suite whose http body template is on line 5 (the suite's) or line 9 (case b's own, `own`)."""
+    provider_body = '"{}"' if own else json.dumps(body)
+    case_body = f"    provider: {{body: {json.dumps(body)}}}\n" if own else ""
+    text = (
+        "version: 1\nname: app\n"
+        "provider:\n  type: http\n"
+        f"  body: {provider_body}\n"
+        f"  url: http://127.0.0.1:9/never\n  method: {method}\n"
+        f"sampling: {{samples: 4, timeout_s: {timeout_s}, retries: 0}}\n"
+        "cases:\n  - {id: a, prompt: 'Where was Feynman born?'}\n  - id: b\n    prompt: 'Why?'\n" + case_body
+    )
+    path = tmp_path / "suite.yml"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("body", "settings", "said"),
+    [
+        (
+            '{"ticket": {{ prompt }}}',
+            {},
+            "the template did not render valid JSON (Expecting value at line 1 column 12)",
+        ),
+        ('{"ticket": {{ ticket|tojson }}}', {}, "the template failed to render: 'ticket' is undefined"),
+        ('{"q": {{ prompt }', {}, "template syntax error at line 1"),
+        ('["a list"]', {"method": "GET"}, "with method GET the template must render a JSON object"),
+        (NESTED_LOOPS, {}, "the template did more than 100,000 loop steps and calls (nested loops?)"),
+    ],
+)
+def test_template_mistakes_are_exit_2_at_validate_at_the_body_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, settings: dict[str, Any], said: str
+) -> None:
+    for own, line, case in ((False, 5, "a"), (True, 13, "b")):
+        suite = http_suite(tmp_path, body, own=own, **settings)
+        for command in ("validate", "run"):
+            assert main([command, str(suite)]) == 2
+            err = capsys.readouterr().err.strip().splitlines()
+            assert len(err) == 1, err
+            assert err[0].startswith(f"stabilitygate: error: {suite}:{line}: case {case!r}: provider.body: "), err[0]
+            assert said in err[0]

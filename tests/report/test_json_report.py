@@ -25,7 +25,7 @@ from tests.support.typed import typed
 CASE_KEYS = {
     "id", "line", "hash", "verdict", "reasons", "samples_requested", "samples_ok", "sample_errors", "primary",
     "metrics", "completions", "answers", "fingerprints", "errors", "finish_reasons", "usage", "notes",
-    "diagnostics", "baseline",
+    "diagnostics", "baseline", "parsed_by",
 }  # fmt: skip
 
 

