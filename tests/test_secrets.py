@@ -96,7 +96,6 @@ def test_collect_secrets_covers_keys_defaults_headers_token_and_credential_like_
     found = collect_secrets(secret_env_names(cases), environ, github_token="ghs_token_value\n")
     assert found.values == {
         "team-key-value",
-        "org-1",
         "sk-openai-default",
         "sk-ant-default",
         "app-key-value",
@@ -107,5 +106,6 @@ def test_collect_secrets_covers_keys_defaults_headers_token_and_credential_like_
         "deploy-token-value",
     }
     assert "TEAM_KEY" not in found.values and "/home/someone" not in found.values
+    assert found.too_short == {"ORG_ID"}  # "org-1": too short to redact, warned about by the run
     only_named = collect_secrets(secret_env_names(cases), environ, named_like_secrets=False)
     assert "deploy-token-value" not in only_named.values and "team-key-value" in only_named.values

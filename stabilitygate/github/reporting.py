@@ -5,7 +5,6 @@ All of it is reporting: a failure here becomes a warning, never a different verd
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
@@ -20,6 +19,7 @@ from stabilitygate.github.inputs import ActionInputs
 from stabilitygate.judge.gate import FAILING
 from stabilitygate.report.markdown import render_markdown
 from stabilitygate.report.model import CaseResult, Report
+from stabilitygate.report.safe_text import fence
 from stabilitygate.secrets import Secrets, redact
 from stabilitygate.version import TOOL_NAME
 
@@ -65,9 +65,7 @@ def fallback_summary(code: int, tail: Sequence[str], secrets: Secrets) -> str:
     what = "bad input" if code == EXIT_BAD_INPUT else "could not measure"
     lines = [line for line in tail if line.strip() and not line.startswith("::")][-15:]
     body = redact("\n".join(lines), secrets)
-    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
-    fence = "`" * max(3, longest + 1)
-    block = f"{fence}\n{body}\n{fence}\n" if body else ""
+    block = f"{fence(body, info='')}\n" if body else ""
     return (
         f"## {TOOL_NAME}: error\n\nThe gate stopped with exit code {code} ({what}); no report was written.\n\n{block}"
     )

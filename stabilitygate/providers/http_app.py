@@ -29,7 +29,7 @@ from stabilitygate.providers.interface import (
     ProviderError,
     Request,
 )
-from stabilitygate.secrets import redact
+from stabilitygate.secrets import environment_secrets, redact
 from stabilitygate.suite.model import ProviderConfig
 
 #: Used when the suite gives no `body`: everything the request has, under plain names.
@@ -99,7 +99,7 @@ class HttpAppProvider(Provider):
         self._env_values = {name: env[name] for name in env_names}
         if "api_key" in header_variables(self._headers) and self._api_key is None:
             raise BadInput("provider.headers: ${api_key} is used but `api_key_env` is not set")
-        self._secrets = [s for s in (self._api_key, *env_secrets) if s]
+        self._secrets = [s for s in (self._api_key, *env_secrets, *environment_secrets(env)) if s]
         self._template_source = config.body or DEFAULT_BODY
         self._template = _compile(self._template_source)
         # The sampler's concurrency is the limit, not the pool (httpx's default would cap it at 100).
