@@ -27,10 +27,10 @@ from stabilitygate.errors import EXIT_BAD_INPUT, BadInput
 from stabilitygate.failures import Failure, guarded
 from stabilitygate.github import workflow_commands as wc
 from stabilitygate.github.comment_from import comment_from_report
-from stabilitygate.github.gate import GateFiles, GateOutcome, call_library, run_gate
+from stabilitygate.github.gate import OUT_DIR, GateFiles, GateOutcome, call_library, run_gate
 from stabilitygate.github.inputs import ActionInputs, read_inputs
 from stabilitygate.github.ownership import give_back
-from stabilitygate.github.paths import confine_inputs, confined, working_directory, workspace_of
+from stabilitygate.github.paths import confine_inputs, confined, refuse_links, working_directory, workspace_of
 from stabilitygate.github.reporting import SuiteInfo, fallback_summary, report_run, write_summary
 from stabilitygate.github.shards import announce_shard, merge_inputs, merge_problem, report_shard
 from stabilitygate.pipeline.options import default_baseline_path
@@ -60,6 +60,7 @@ def _run(environ: Mapping[str, str], masks: _Masks) -> int:
     workdir = working_directory(workspace, inputs.working_directory)
     files = GateFiles.under(workspace, inputs.shard)
     confine_inputs(inputs, workspace, workdir, files)
+    refuse_links(workspace / OUT_DIR, workspace)  # before anything is written (or deleted) there
     reports = merge_inputs(inputs, workdir, files)
     for report in reports:
         confined(workspace, workdir, report, named="input `merge`")

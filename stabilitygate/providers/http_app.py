@@ -20,7 +20,13 @@ from pydantic import Field, field_validator
 from stabilitygate.errors import BadInput
 from stabilitygate.jsonpointer import resolve_pointer
 from stabilitygate.measure.canonical import canonical_json
-from stabilitygate.providers.config import HeaderedConfig, check_header_variables, expand_headers, header_variables
+from stabilitygate.providers.config import (
+    HeaderedConfig,
+    HttpUrl,
+    check_header_variables,
+    expand_headers,
+    header_variables,
+)
 from stabilitygate.providers.httpbase import request_json
 from stabilitygate.providers.interface import (
     Completion,
@@ -56,7 +62,7 @@ class HttpAppConfig(HeaderedConfig):
     """`type: http`: the team's own application."""
 
     type: Literal["http"]
-    url: str = Field(min_length=1, description="http: the endpoint to call")
+    url: HttpUrl = Field(min_length=1, description="http: the endpoint to call")
     method: Literal["GET", "POST", "PUT", "PATCH"] | None = Field(None, description="http: the method")
     body: str | None = Field(None, description="http: a jinja2 template of the JSON body")
     completion_pointer: str | None = Field(None, description="http: RFC 6901 pointer to the completion in the response")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
@@ -24,7 +23,9 @@ from pydantic import (
 )
 
 from stabilitygate.metrics import MAX_SAMPLES
+from stabilitygate.patterns import compile_pattern
 from stabilitygate.suite.expected import EXPECTED_JSON_SCHEMA, check_expected
+from stabilitygate.suite.schema_loops import self_applying_loop
 from stabilitygate.suite.strict import Strict
 
 Normalization = Literal["strip", "lower", "whitespace", "punctuation"]
@@ -187,8 +188,8 @@ class AnswerSpec(Strict):
             raise ValueError(f"json: {self.json_!r} is not an RFC 6901 pointer: it starts with '/' (or is '')")
         if self.regex is not None:
             try:
-                re.compile(self.regex)
-            except re.error as exc:
+                compile_pattern(self.regex)
+            except ValueError as exc:
                 raise ValueError(f"regex does not compile: {exc}") from exc
         if self.schema_ is not None:
             from jsonschema import Draft202012Validator, SchemaError
@@ -197,6 +198,12 @@ class AnswerSpec(Strict):
                 Draft202012Validator.check_schema(self.schema_)
             except SchemaError as exc:
                 raise ValueError(f"schema is not a valid JSON Schema: {exc.message}") from exc
+            loop = self_applying_loop(self.schema_)
+            if loop is not None:
+                raise ValueError(
+                    f"schema: the subschema at {loop} applies itself to the same value without end "
+                    "(a $ref that leads back to itself); validating with it would never finish"
+                )
         return self
 
     @property
