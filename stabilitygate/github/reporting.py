@@ -93,6 +93,7 @@ def report_run(
     report = outcome.report
     failing = report.failing_cases if report is not None else ()
     _annotate(report.noted_cases if report is not None else (), outcome.code, inputs.fail_on, suite)
+    annotate_failure(outcome, secrets)
     markdown = render_markdown(report) if report is not None else None
     if report is not None and markdown is not None:
         write_summary(markdown + cache_line(report), environ)
@@ -101,6 +102,21 @@ def report_run(
     set_outputs(files, report, failing, environ)
     if markdown is not None and inputs.comment:
         post_comment(markdown, inputs, environ)
+
+
+def annotate_failure(outcome: GateOutcome, secrets: Secrets) -> None:
+    """The error annotation of a gate that stopped without a report (its log lines are not commands)."""
+    if outcome.report is None and outcome.failure is not None:
+        title = f"{TOOL_NAME}: bad input" if outcome.code == EXIT_BAD_INPUT else TOOL_NAME
+        wc.error(redact(outcome.failure.removeprefix("error: "), secrets), title=title)
+
+
+def error_outputs(environ: Mapping[str, str]) -> None:
+    """The step outputs of a job that stopped before the gate could report: `verdict=error`."""
+    try:
+        wc.set_outputs({"verdict": "error", "report-json": "", "report-markdown": "", "failed-cases": ""}, environ)
+    except OSError as exc:
+        wc.warning(f"could not write the step outputs: {exc}", title=TOOL_NAME)
 
 
 def write_summary(text: str, environ: Mapping[str, str]) -> None:
