@@ -118,9 +118,13 @@ def bar(count: int, total: int, width: int = 10) -> str:
     return "█" * filled + "░" * (width - filled) + f" {count}/{total}"
 
 
+#: A marker names the suite; a report read back is bounded already, this bounds any caller.
+MAX_MARKER_NAME = 100
+
+
 def marker_name(name: str) -> str:
-    """The suite name as it may appear inside an HTML comment marker: no `--`, no `>`."""
-    safe = re.sub(r"[^A-Za-z0-9_.]+", "-", name).strip("-")
+    """The suite name as it may appear inside an HTML comment marker: no `--`, no `>`, not long."""
+    safe = re.sub(r"[^A-Za-z0-9_.]+", "-", name[: MAX_MARKER_NAME * 2]).strip("-")[:MAX_MARKER_NAME].strip("-")
     return safe or "suite"
 
 

@@ -23,6 +23,7 @@ from pydantic import (
 )
 
 from stabilitygate.metrics import MAX_SAMPLES
+from stabilitygate.names import CASE_ID_PATTERN, MAX_CASE_ID_CHARS, MAX_SUITE_NAME_CHARS
 from stabilitygate.patterns import compile_pattern
 from stabilitygate.suite.expected import EXPECTED_JSON_SCHEMA, check_expected
 from stabilitygate.suite.schema_loops import self_applying_loop
@@ -220,7 +221,7 @@ class Message(Strict):
 
 
 class Case(Strict):
-    id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$", max_length=200)
+    id: str = Field(pattern=CASE_ID_PATTERN, max_length=MAX_CASE_ID_CHARS)
     description: str | None = None
     system: str | None = None
     prompt: str | None = None
@@ -256,7 +257,7 @@ class Case(Strict):
 
 class Suite(Strict):
     version: Literal[1] = Field(description="Suite format version")
-    name: str = Field(min_length=1, max_length=100, pattern=r"^[^\n<>]*$")
+    name: str = Field(min_length=1, max_length=MAX_SUITE_NAME_CHARS, pattern=r"^[^\n<>]*$")
     provider: ProviderMapping
     sampling: Sampling = Sampling()
     embedding: Embedding = Embedding()
