@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import bisect
 import functools
+import html
 import json
 import re
 import urllib.parse
@@ -57,6 +58,7 @@ def _escaped_forms(secret: str) -> set[str]:
         escaped.add("".join(f"\\x{p:02x}" for p in points))
     escaped.add("".join(f"&#{p};" for p in points))
     escaped.add("".join(f"&#x{p:x};" for p in points))
+    escaped |= {html.escape(secret), html.escape(secret, quote=False)}  # &amp; &lt; &gt; &quot; &#x27;
     return escaped
 
 
