@@ -26,8 +26,8 @@ SHOW_RUNNER = (
     "import os, sys\n"
     "index = int(os.environ['STABILITYGATE_SAMPLE_INDEX'])\n"
     "seen = sorted(k for k in os.environ if k.startswith(('INPUT_', 'ACTIONS_')))\n"
-    "print(f'sample {index}: token {os.environ.get(\"INPUT_GITHUB-TOKEN\")} runtime "
-    "{os.environ.get(\"ACTIONS_RUNTIME_TOKEN\")} sees {seen}')\n"
+    'print(f\'sample {index}: token {os.environ.get("INPUT_GITHUB-TOKEN")} runtime '
+    '{os.environ.get("ACTIONS_RUNTIME_TOKEN")} sees {seen}\')\n'
 )
 # A command that fails once, telling the token on stderr (as a tool's error message might).
 FAIL_WITH_TOKEN = (
@@ -107,7 +107,9 @@ def samples_of(runner: Runner) -> dict[tuple[str, int], dict[str, object]]:
 
 def test_the_jobs_token_never_leaves_the_job(runner: Runner, github: FakeGitHub, judge: EntailmentServer) -> None:
     """Item 1: a command that prints the token, or fails and tells it on stderr; the baseline recorded."""
-    echo = "import os\nprint(os.environ['STABILITYGATE_SAMPLE_INDEX'], os.environ.get('INPUT_GITHUB-TOKEN', 'no token'))"
+    echo = (
+        "import os\nprint(os.environ['STABILITYGATE_SAMPLE_INDEX'], os.environ.get('INPUT_GITHUB-TOKEN', 'no token'))"
+    )
     token_suite(
         runner,
         judge,
@@ -185,3 +187,52 @@ def test_no_completion_closes_the_comment_fence_on_the_fork_safe_path(
         assert "PWNED" in "".join(page.code) and "PWNED" not in "".join(page.prose)
         assert "pixel.gif" not in str(page.tags)
     assert "PWNED" not in "".join(parse(comment["body"]).prose)
+
+
+# --- item 3: links committed under .stabilitygate/ -------------------------------------------------
+
+
+def judged_suite(runner: Runner, judge: EntailmentServer) -> None:
+    write(
+        runner,
+        {
+            "version": 1,
+            "name": "links",
+            "provider": {"type": "openai", "model": "m", "base_url": judge.base_url},
+            "sampling": {"samples": 4, "concurrency": 2, "timeout_s": 30, "retries": 0},
+            "embedding": {"enabled": False},
+            "equivalence": {"judge": {"type": "openai", "model": "judge", "base_url": judge.base_url}},
+            "cases": [{"id": "q", "prompt": "Name a colour."}],
+        },
+    )
+
+
+@pytest.mark.parametrize("link", ["judgments-file", "entailment-cache", "hard-link"])
+def test_links_under_the_output_directory_are_refused_before_anything_is_written(
+    runner: Runner, github: FakeGitHub, tmp_path: Path, link: str
+) -> None:
+    outside = tmp_path / "outside"
+    (outside / "cache").mkdir(parents=True)
+    precious = outside / "precious.txt"
+    precious.write_text("precious\n", encoding="utf-8")
+    out = runner.workspace / ".stabilitygate"
+    (out / "embeddings").mkdir(parents=True)
+    planted = {
+        "judgments-file": out / "samples.judgments.jsonl",
+        "entailment-cache": out / "embeddings" / "entailment",
+        "hard-link": out / "samples.judgments.jsonl",
+    }[link]
+    if link == "hard-link":
+        os.link(precious, planted)
+    else:
+        planted.symlink_to(precious if link == "judgments-file" else outside / "cache")
+    with EntailmentServer({"Name a colour.": [("Red #red", 1), ("Blue #blue", 1)]}) as judge:
+        judged_suite(runner, judge)
+        run = runner.run({"comment": "false"})
+        asked = judge.count
+    assert run.code == 2, run.log
+    [(_, message)] = run.commands("error")
+    assert planted.relative_to(runner.workspace).as_posix() in message and "link" in message
+    assert run.outputs["verdict"] == "error" and "exit code 2" in run.summary
+    assert asked == 0  # refused before the model was asked anything
+    assert precious.read_text(encoding="utf-8") == "precious\n" and list((outside / "cache").iterdir()) == []

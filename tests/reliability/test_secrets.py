@@ -214,3 +214,33 @@ OUTPUT_FLAGS = {"--samples-out": "s.jsonl", "--report-json": "r.json", "--markdo
 
 def flags_for(outputs: dict[str, Path]) -> list[str]:
     return [part for flag, path in outputs.items() for part in (flag, str(path))]
+
+
+def partial_keys(secret: str, everything: str, shortest: int = 8) -> list[str]:
+    """The prefixes of `secret` at least `shortest` long found in the text: what a cut left behind."""
+    return [secret[:n] for n in range(len(secret), shortest - 1, -1) if secret[:n] in everything][:1]
+
+
+@pytest.mark.parametrize(
+    ("variable", "status"),
+    [("GATE_KEY", 500), ("GATE_KEY", 200), ("GITHUB_TOKEN", 500)],
+    ids=["named-key-in-an-error-body", "named-key-in-a-200-error-reply", "unnamed-token-in-an-error-body"],
+)
+def test_a_key_straddling_the_preview_cut_is_redacted_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], variable: str, status: int
+) -> None:
+    """Error bodies are shown cut to 300 characters: redacted first, then cut (issue 25, item 5)."""
+    secret = KEY if variable == "GATE_KEY" else "ghs_jobTokenStraddlingTheCut0123456789"
+    monkeypatch.setenv("GATE_KEY", KEY)
+    monkeypatch.setenv(variable, secret)
+    # Cut at 300 characters: the message of a 200 reply, or the one-line preview of a 500's body.
+    pad = 280 if status == 200 else 300 - len('{"error": {"message": "') - 22
+    message = "x" * pad + secret + " and then the rest of the error"
+    body = json.dumps({"error": {"message": message, "type": "server_error"}})
+    start = pad if status == 200 else body.index(secret)
+    assert start + 12 <= 300 < start + len(secret)  # a cut would keep 12 or more of its characters
+    with ScriptedOpenAI({}, default="A", faults=[Fault("status", status=status, body=body)]) as server:
+        code, everything = run_everything(tmp_path, server.base_url, capsys)
+    assert code == 3, everything
+    assert "x" * 200 in everything  # the error body was shown, cut
+    assert partial_keys(secret, everything) == []
