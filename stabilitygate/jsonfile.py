@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from typing import Any
 
 from stabilitygate.bounded import read_bytes_bounded
@@ -65,8 +66,11 @@ def read_json_file(
             path=shown,
             line=exc.lineno,
         ) from exc
-    except RecursionError as exc:
-        raise BadInput(f"{what} is not valid JSON: nested too deeply", path=shown) from exc
+    except RecursionError as exc:  # deeper than the parser goes: found in the text instead
+        line, column = _place(text, _deep_in_text(text))
+        raise BadInput(
+            f"{what} is nested more than {MAX_JSON_DEPTH} deep (at column {column}): {hint}", path=shown, line=line
+        ) from exc
     deep = too_deep(document)
     if deep is not None:
         raise BadInput(f"{what} is nested more than {MAX_JSON_DEPTH} deep (at {deep}): {hint}", path=shown)
@@ -112,6 +116,23 @@ def too_deep(document: Any, limit: int = MAX_JSON_DEPTH) -> str | None:
 def _shown_path(path: tuple[str | int, ...], keep: int = 6) -> str:
     parts = "".join(f"[{p}]" if isinstance(p, int) else f".{p!s:.40}" for p in path[:keep]).lstrip(".")
     return f"{parts}... ({len(path)} levels)"
+
+
+_STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _deep_in_text(text: str, limit: int = MAX_JSON_DEPTH) -> int:
+    """The index where the text's brackets (outside strings) first nest deeper than `limit`."""
+    depth = 0
+    for token in _STRUCTURE.finditer(text):
+        mark = token.group()
+        if mark in "[{":
+            depth += 1
+            if depth > limit:
+                return token.start()
+        elif mark in "]}":
+            depth -= 1
+    return 0
 
 
 def _place(text: str, index: int) -> tuple[int, int]:
