@@ -3,39 +3,19 @@
 from __future__ import annotations
 
 import base64
-import html
 import json
 import textwrap
 
 import pytest
 
 from stabilitygate.redaction import REDACTED, lattice_spells, pattern_for, redact_with, spelled_forms
+from tests.support.app_server import more_key_spellings as spellings
 
 SECRET = "sk-Live_Secret/Key+9876543210zyx"
 
 
 def hidden(text: str, *secrets: str) -> str:
     return redact_with(pattern_for(frozenset(secrets or (SECRET,))), text)
-
-
-def spellings(secret: str) -> dict[str, str]:
-    """The spellings the first round of hardening let through."""
-    raw = secret.encode()
-    return {
-        "hex": raw.hex(),
-        "HEX": raw.hex().upper(),
-        "upper-cased": secret.upper(),
-        "lower-cased": secret.lower(),
-        "reversed": secret[::-1],
-        "zero-width-split": "\u200b".join(secret),
-        "soft-hyphen-split": "\u00ad".join(secret),
-        "percent-encoded, every byte": "".join(f"%{b:02X}" for b in raw),
-        "\\u-escaped": "".join(f"\\u{ord(c):04x}" for c in secret),
-        "\\u-escaped, upper hex": "".join(f"\\u{ord(c):04X}" for c in secret),
-        "html decimal entities": "".join(f"&#{ord(c)};" for c in secret),
-        "html hex entities": "".join(f"&#x{ord(c):X};" for c in secret),
-        "html-escaped by the stdlib": html.escape(secret),
-    }
 
 
 @pytest.mark.parametrize("form", sorted(spellings(SECRET)))

@@ -12,7 +12,7 @@ import yaml
 
 from stabilitygate.cases import parse_suite, secret_env_names
 from stabilitygate.secrets import PUBLIC_INPUTS, Secrets, collect_secrets, redact
-from tests.test_redaction import spellings as redaction_spellings
+from tests.support.app_server import more_key_spellings as redaction_spellings
 
 SECRET = "sk-test/Secret+Key=123?&"
 

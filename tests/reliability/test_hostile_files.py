@@ -166,7 +166,7 @@ def test_a_base_url_that_is_no_url_is_exit_2_at_its_line(tmp_path: Path) -> None
         {"$ref": "#"},
         {"properties": {"a": {"$ref": "#/properties/a"}}},
         {"allOf": [{"$ref": "#/$defs/x"}], "$defs": {"x": {"anyOf": [{"$ref": "#"}]}}},
-    ],  # fmt: skip
+    ],
     ids=["itself", "a-property-itself", "through-defs"],
 )
 def test_a_schema_that_applies_itself_without_end_is_exit_2(tmp_path: Path, schema: dict[str, object]) -> None:

@@ -15,7 +15,7 @@ import pytest
 from stabilitygate.cli import main
 from tests.pipeline.conftest import write_suite
 from tests.reliability.conftest import ROOT, Row
-from tests.support.app_server import AnswerApp, key_spellings
+from tests.support.app_server import AnswerApp, key_spellings, more_key_spellings
 from tests.support.openai_server import Fault, ScriptedOpenAI
 
 KEY = "sk-test-SECRET-0123456789abcdef"
@@ -244,3 +244,71 @@ def test_a_key_straddling_the_preview_cut_is_redacted_whole(
     assert code == 3, everything
     assert "x" * 200 in everything  # the error body was shown, cut
     assert partial_keys(secret, everything) == []
+
+
+CREDENTIALS = {
+    "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "SSH_PRIVATE_KEY": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU\n-----END-----",
+    "NPM_AUTH": "npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+    "GITHUB_PAT": "github_pat_11AAAAAAA0123456789abcdef",
+}
+DATABASE_URL = "postgres://app:db-Passw0rd-never-shown@db.internal:5432/app"
+SPELLING_SCRIPT = (
+    "import os\n"
+    "from tests.support.app_server import more_key_spellings\n"
+    "names = " + repr(sorted(CREDENTIALS)) + "\n"
+    "parts = list(more_key_spellings(os.environ['ECHO_KEY']).values()) + [os.environ[n] for n in names]\n"
+    "parts.append('db-Passw0rd-never-shown')\n"
+    "print(' | '.join(parts))\n"
+)
+
+
+def test_every_spelling_and_every_credential_of_the_environment_is_redacted_in_every_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 11: the spellings and the credential names the first round of hardening let through."""
+    monkeypatch.setenv("ECHO_KEY", ECHO_KEY)
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))  # the command imports the spellings from tests
+    monkeypatch.setenv("DATABASE_URL", DATABASE_URL)
+    for name, value in CREDENTIALS.items():
+        monkeypatch.setenv(name, value)
+    command = {"type": "command", "command": [sys.executable, "-c", SPELLING_SCRIPT], "api_key_env": "ECHO_KEY"}
+    suite = write_suite(tmp_path, "http://127.0.0.1:9/v1", [{"id": "spell", "prompt": "q"}], provider=command,
+                        sampling={"samples": 2, "concurrency": 2})  # fmt: skip
+    outputs = {flag: tmp_path / name for flag, name in OUTPUT_FLAGS.items()}
+    code = main(["run", str(suite), "--no-progress", "--update-baseline", *flags_for(outputs)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    samples = [json.loads(line) for line in outputs["--samples-out"].read_text().splitlines()]
+    expected = len(more_key_spellings(ECHO_KEY)) + len(CREDENTIALS) + 1
+    assert samples and {s["text"].count("***") for s in samples} == {expected}
+    assert {part.strip() for part in samples[0]["text"].split("|")} == {"***"}
+    leaked = [*more_key_spellings(ECHO_KEY).values(), *CREDENTIALS.values(), "db-Passw0rd-never-shown"]
+    for path in [*outputs.values(), tmp_path / "suite.baseline.json"]:
+        text = path.read_text()
+        assert [value for value in leaked if value in text] == [], path.name
+    assert [value for value in leaked if value in captured.out + captured.err] == []
+
+
+def test_a_key_too_short_to_redact_is_left_alone_with_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 12: a one-letter key must not rewrite every `k` of the completions and of the usage keys."""
+    monkeypatch.setenv("GATE_KEY", "k")
+    with ScriptedOpenAI({}, default="the kind keeper knocked", api_key="k", fingerprint="fp_fake") as server:
+        suite = write_suite(
+            tmp_path,
+            server.base_url,
+            [{"id": "q", "prompt": "q"}],
+            provider={"type": "openai", "model": "m", "base_url": server.base_url, "api_key_env": "GATE_KEY"},
+            sampling={"samples": 2},
+        )
+        samples = tmp_path / "s.jsonl"
+        code = main(["run", str(suite), "--no-progress", "--samples-out", str(samples)])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    [warning] = [line for line in err.splitlines() if "GATE_KEY" in line]
+    assert "too short to redact" in warning and "not redacted" in warning
+    first = json.loads(samples.read_text().splitlines()[0])
+    assert first["text"] == "the kind keeper knocked" and first["fingerprint"] == "fp_fake"
+    assert set(first["usage"]) >= {"prompt_tokens", "completion_tokens"}

@@ -119,11 +119,9 @@ def test_marker_name_cannot_end_the_comment() -> None:
 def shown_text(rendered: str) -> str:
     """The text of the one <pre> block, as a browser shows it (entities decoded, joiners dropped)."""
     body = rendered.split("<pre", 1)[1].split(">", 1)[1].rsplit("</pre>", 1)[0]
-    if body.startswith("<code"):
-        body = body.split(">", 1)[1].rsplit("</code>", 1)[0]
-    else:  # a raw <pre>: the browser drops the line break right after the tag
-        body = body.removeprefix("\n")
-    return html.unescape(body).replace(ZWJ, "")
+    # In a raw <pre>, the browser drops the line break right after the tag.
+    inner = body.split(">", 1)[1].rsplit("</code>", 1)[0] if body.startswith("<code") else body.removeprefix("\n")
+    return html.unescape(inner).replace(ZWJ, "")
 
 
 def as_written(text: str) -> str:
