@@ -236,3 +236,137 @@ def test_links_under_the_output_directory_are_refused_before_anything_is_written
     assert run.outputs["verdict"] == "error" and "exit code 2" in run.summary
     assert asked == 0  # refused before the model was asked anything
     assert precious.read_text(encoding="utf-8") == "precious\n" and list((outside / "cache").iterdir()) == []
+
+
+# --- item 8: every exit annotated, summarised, and `verdict=error` in the outputs -----------------
+
+
+def assert_error_exit(run: Run, code: int, *words: str) -> None:
+    assert run.code == code, run.log
+    errors = [message for _, message in run.commands("error")]
+    assert errors, run.log
+    for word in words:
+        assert any(word in message for message in errors), errors
+    assert run.outputs.get("verdict") == "error", run.outputs
+    assert f"exit code {code}" in run.summary or "LLM stability: error" in run.summary
+    assert_commands_resumed(run)
+    assert "Traceback" not in run.log
+
+
+def assert_commands_resumed(run: Run) -> None:
+    """Each `::stop-commands::TOKEN` is followed by its `::TOKEN::` later on the same stream."""
+    lines = run.stdout.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("::stop-commands::"):
+            token = line.removeprefix("::stop-commands::")
+            assert f"::{token}::" in lines[i + 1 :], "the log's workflow commands were never resumed"
+
+
+@pytest.mark.parametrize(
+    ("problem", "words"),
+    [
+        ("baseline-not-json", ("suite.baseline.json", "not valid JSON")),
+        ("baseline-huge-integer", ("suite.baseline.json", "5,000 digits")),
+        ("unset-key-variable", ("UNSET_API_KEY", "not set")),
+    ],
+)
+def test_bad_input_the_gate_finds_is_annotated(
+    runner: Runner, github: FakeGitHub, problem: str, words: tuple[str, ...]
+) -> None:
+    from tests.github.test_action import write_suite as openai_suite
+
+    with EntailmentServer() as model:
+        path, _ = openai_suite(runner.workspace, model.base_url)
+        baseline = path.with_name("suite.baseline.json")
+        if problem == "baseline-not-json":
+            baseline.write_text("{ this is not JSON", encoding="utf-8")
+        elif problem == "baseline-huge-integer":
+            baseline.write_text('{"suite": "e2e", "cases": {}, "version": ' + "9" * 5000 + "}", encoding="utf-8")
+        else:
+            path.write_text(path.read_text(encoding="utf-8").replace("E2E_API_KEY", "UNSET_API_KEY"), encoding="utf-8")
+        run = runner.run({})
+        asked = model.count
+    assert_error_exit(run, 2, *words)
+    assert asked == 0 and github.requests == []
+
+
+@pytest.mark.parametrize(
+    ("inputs", "word"),
+    [({"samples": "many"}, "samples"), ({"working-directory": "nowhere"}, "working-directory")],
+)
+def test_bad_input_caught_before_the_gate_still_writes_verdict_error(
+    runner: Runner, github: FakeGitHub, inputs: dict[str, str], word: str
+) -> None:
+    run = runner.run(inputs)
+    assert_error_exit(run, 2, word)
+    assert run.outputs == {"verdict": "error", "report-json": "", "report-markdown": "", "failed-cases": ""}
+
+
+def wait_for(condition: object, what: str) -> None:
+    """Poll a condition the test cannot be told about (a file, another process's request)."""
+    import time
+
+    assert callable(condition)
+    for _ in range(int(GUARD_S / 0.02)):
+        if condition():
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"never happened: {what}")
+
+
+def test_sigterm_while_sampling_ends_with_an_annotation_a_summary_and_verdict_error(
+    runner: Runner, github: FakeGitHub, tmp_path: Path
+) -> None:
+    started = tmp_path / "started"
+    hang = f"import pathlib, time\npathlib.Path({str(started)!r}).touch()\ntime.sleep({GUARD_S})\n"
+    write(runner, {**SIGTERM_SUITE, "provider": command(hang)})
+    job = runner.start({})
+    wait_for(started.exists, "the command started")
+    job.process.send_signal(signal.SIGTERM)
+    assert_error_exit(runner.finish(job, GUARD_S), 3, "samples succeeded")
+
+
+def test_sigterm_while_the_judge_is_asked_ends_with_an_annotation_a_summary_and_verdict_error(
+    runner: Runner, github: FakeGitHub
+) -> None:
+    asked, release = threading.Event(), threading.Event()
+
+    def hold(premise: str, hypothesis: str) -> str:
+        asked.set()
+        release.wait(GUARD_S)
+        return "entailment"
+
+    try:
+        with EntailmentServer({"Name a colour.": [("Red", 1), ("Blue", 1)]}, rule=hold) as judge:
+            judged_suite(runner, judge)
+            job = runner.start({})
+            assert asked.wait(GUARD_S), "the judge was never asked"
+            job.process.send_signal(signal.SIGTERM)
+            run = runner.finish(job, GUARD_S)
+    finally:
+        release.set()
+    assert_error_exit(run, 3, "interrupted")
+    report = json.loads((runner.workspace / ".stabilitygate" / "report.json").read_text(encoding="utf-8"))
+    assert report["verdict"] == "error" and report["cases"][0]["verdict"] == "error"
+
+
+def test_sigterm_while_the_comment_is_posted_ends_with_an_annotation_a_summary_and_verdict_error(
+    runner: Runner, github: FakeGitHub
+) -> None:
+    github.hold_creates(2)  # the one POST waits for a second that never comes
+    with EntailmentServer({"Name a colour.": [("Red", 1)]}) as model:
+        write(runner, {**SIGTERM_SUITE, "provider": {"type": "openai", "model": "m", "base_url": model.base_url}})
+        job = runner.start({})
+        wait_for(lambda: github.writes("POST"), "the comment was posted")
+        job.process.send_signal(signal.SIGTERM)
+        run = runner.finish(job, GUARD_S)
+    assert_error_exit(run, 3, "interrupted")
+
+
+SIGTERM_SUITE: dict[str, object] = {
+    "version": 1,
+    "name": "sigterm",
+    "sampling": {"samples": 2, "concurrency": 1, "timeout_s": GUARD_S, "retries": 0},
+    "embedding": {"enabled": False},
+    "cases": [{"id": "q", "prompt": "Name a colour."}],
+}
