@@ -370,3 +370,18 @@ SIGTERM_SUITE: dict[str, object] = {
     "embedding": {"enabled": False},
     "cases": [{"id": "q", "prompt": "Name a colour."}],
 }
+
+
+# --- item 13: a suite name without bound ----------------------------------------------------------
+
+
+def test_a_report_with_a_huge_suite_name_is_refused_and_nothing_is_posted(runner: Runner, github: FakeGitHub) -> None:
+    from tests.github.test_action_comment_from import fork_report, workflow_run_event
+
+    artifact = fork_report(runner, github)
+    data = json.loads(artifact.read_text(encoding="utf-8"))
+    data["suite"]["name"] = "x" * 5_000_000  # 60 MB took 28 s and posted a comment of marker only
+    artifact.write_text(json.dumps(data), encoding="utf-8")
+    run = runner.run({"comment-from": str(artifact), "pr-number": str(PR)}, workflow_run_event(runner))
+    assert_error_exit(run, 2, "at suite/name", "at most 100 characters")
+    assert github.comments(PR) == [] and len(run.commands("error")[0][1]) < 1000
