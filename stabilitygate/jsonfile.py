@@ -104,7 +104,7 @@ def too_deep(document: Any, limit: int = MAX_JSON_DEPTH) -> str | None:
     todo: list[tuple[Any, tuple[str | int, ...]]] = [(document, ())]
     while todo:
         value, path = todo.pop()
-        if len(path) > limit:
+        if isinstance(value, dict | list) and len(path) >= limit:  # the (limit + 1)-th container
             return _shown_path(path)
         if isinstance(value, dict):
             todo.extend((child, (*path, key)) for key, child in value.items())
@@ -115,7 +115,7 @@ def too_deep(document: Any, limit: int = MAX_JSON_DEPTH) -> str | None:
 
 def _shown_path(path: tuple[str | int, ...], keep: int = 6) -> str:
     parts = "".join(f"[{p}]" if isinstance(p, int) else f".{p!s:.40}" for p in path[:keep]).lstrip(".")
-    return f"{parts}... ({len(path)} levels)"
+    return f"{parts}... ({len(path) + 1} levels)"
 
 
 _STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')

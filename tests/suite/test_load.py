@@ -239,3 +239,22 @@ def test_definition_hashes_are_pinned_for_every_provider_type() -> None:
 def test_the_example_suite_keeps_its_definition_hashes() -> None:
     example = Path(__file__).resolve().parents[2] / "examples" / "suite.yml"
     assert {case.id: case.definition_hash for case in load_suite(example).resolved_cases()} == EXAMPLE_HASHES
+
+
+def test_aliases_may_add_a_bounded_number_of_nodes(tmp_path: Path) -> None:
+    """Issue 25, item 6: the expanded size is summed, not walked, so a bomb is refused at once."""
+    from stabilitygate.suite.load import MAX_ALIASED_NODES
+
+    def suite_with(copies: int, block: int) -> str:
+        items = ", ".join(f"k{i}: v" for i in range(block))
+        return (
+            f"version: 1\nname: s\nblock: &b {{{items}}}\nprovider: {{type: openai, model: m}}\n"
+            f"many: [{', '.join(['*b'] * copies)}]\ncases: [{{id: a, prompt: p}}]\n"
+        )
+
+    per_copy = 1 + 2 * 50  # the mapping and its 50 key and value nodes
+    fits = MAX_ALIASED_NODES // per_copy
+    with pytest.raises(BadInput, match="unknown key 'block'"):  # past the alias check: validated as usual
+        parse_suite(suite_with(fits, 50), "s.yml")
+    with pytest.raises(BadInput, match=r"s\.yml:5: not valid YAML: its aliases stand for more than 100,000 nodes"):
+        parse_suite(suite_with(fits + 2, 50), "s.yml")
