@@ -290,8 +290,9 @@ class ObedientJudge(EntailmentServer):
         return super()._next_text(body)
 
 
-def test_a_completion_cannot_instruct_the_judge(run_cli: Any, tmp_path: Path) -> None:
+def test_a_completion_cannot_instruct_the_judge(run_cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The answers sit between markers no answer can write, and the prompt says they are data."""
+    monkeypatch.setenv("STABILITYGATE_CACHE_DIR", str(tmp_path / "cache"))  # the judge is asked, not the cache
     with ObedientJudge({QUESTION: [(EVENING, 2), (HOSTILE, 1)]}) as server:
         suite = judged_suite(tmp_path, server.base_url, samples=3)
         code, report = run_cli("run", str(suite), "--no-progress")
