@@ -26,6 +26,7 @@ BENCHES = [
     ("--changed-only: requests and time saved, one case of 20 changed", "bench_changed_only.py", []),
     ("entailment judge: calls per case with 2, 5 and 20 distinct completions", "bench_judge.py", []),
     ("huge input files refused from their size", "bench_bounded_reads.py", []),
+    ("hostile inputs of issue 25 at their own sizes", "bench_hostile.py", []),
     ("reading and writing a report of 2,000 cases, typed, next to jsonschema", "bench_report_read.py", []),
     ("number reader: agreement with a human reading", "bench_numbers.py", []),
     ("pip install in a fresh venv: time, size, first and second semantic run", "bench_install.py", []),

@@ -43,7 +43,7 @@ from stabilitygate.pipeline.select import select_cases
 from stabilitygate.pipeline.stages import Staged, draw_in_stages, inconclusive
 from stabilitygate.report.model import Report, SamplingFacts
 from stabilitygate.samples import Sample
-from stabilitygate.secrets import collect_secrets
+from stabilitygate.secrets import MIN_SECRET_CHARS, collect_secrets
 from stabilitygate.suite.load import LoadedSuite
 from stabilitygate.suite.model import ResolvedCase, Sampling
 from stabilitygate.suite.sizes import baseline_size
@@ -92,7 +92,7 @@ def run(
     if embedder is not None and to_sample:
         embedder.start_loading()  # the model loads while the first requests are in flight
     settings = sampling_settings(loaded, concurrency, early_stop)
-    secrets = sorted(collect_secrets(secret_env_names(to_sample), env))
+    secrets = _run_secrets(to_sample, env)
 
     spent: list[int] = []  # requests of the stages so far: `max_requests` caps the whole run
 
@@ -152,6 +152,20 @@ def run(
         changed_only=changed_only,
         meanings=meanings,
     )
+
+
+def _run_secrets(cases: Sequence[ResolvedCase], environ: Mapping[str, str]) -> list[str]:
+    """The values a run redacts; a variable the suite names whose value is too short to redact
+    without altering completions is left unredacted, and said so (docs/design.md §12)."""
+    found = collect_secrets(secret_env_names(cases), environ)
+    for name in sorted(found.too_short):
+        log.warning(
+            "the value of %s is shorter than %d characters, too short to redact without altering the "
+            "completions: it is not redacted (a real key is longer)",
+            name,
+            MIN_SECRET_CHARS,
+        )
+    return sorted(found)
 
 
 def _left_of(settings: Sampling, spent: Sequence[int]) -> Sampling:
@@ -291,7 +305,7 @@ def _judge_scored(
         scored.samples,
         settings=loaded.suite.sampling,
         environ=os.environ,
-        secrets=sorted(collect_secrets(secret_env_names(scored.cases), os.environ)),
+        secrets=_run_secrets(scored.cases, os.environ),
         baseline=baseline_file.contents,
         cache_dir=_cache(embedding_cache),
         recorded=recorded,

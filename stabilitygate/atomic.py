@@ -1,4 +1,10 @@
-"""Writing files so that a crash never leaves half a file behind: one mechanism for every writer."""
+"""Writing files so that a crash never leaves half a file behind: one mechanism for every writer.
+
+No writer follows a symbolic link at the path it writes: an atomic write renames over the link,
+and a file written line by line (`open_lines`) is opened with O_NOFOLLOW, so a link committed
+where the gate writes cannot point a write (as root, in the Action) at a file outside
+(docs/design.md §15).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +12,9 @@ import contextlib
 import os
 import secrets
 from pathlib import Path
+from typing import IO
+
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = True) -> None:
@@ -31,6 +40,14 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = T
             os.unlink(temp)
     if durable:
         _fsync_dir(target.parent)
+
+
+def open_lines(path: str | os.PathLike[str], *, append: bool) -> IO[str]:
+    """`path` opened for writing text line by line (appended to, or started afresh), never through a
+    symbolic link: one there is OSError (ELOOP)."""
+    mode = os.O_APPEND if append else os.O_TRUNC
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | mode | _NO_FOLLOW, 0o666)
+    return os.fdopen(fd, "a" if append else "w", encoding="utf-8", newline="\n")
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:

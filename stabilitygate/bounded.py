@@ -27,25 +27,37 @@ def read_bytes_bounded(path: str | os.PathLike[str], *, limit: int, what: str) -
     """The bytes of `path`; BadInput naming the file when it holds more than `limit` bytes.
 
     FileNotFoundError passes through (a missing file may be fine); other OS errors are BadInput.
-    The size is taken from the open file before reading, and at most `limit + 1` bytes are ever
-    read, so a file that grows meanwhile, or a pipe, cannot slip past the limit.
+    Only a regular file is read: a FIFO, a device or a socket is refused before it is opened (a
+    FIFO's open() blocks until a writer comes, which may be never), and again on the open file, which
+    is opened without blocking for that reason. The size is taken from the open file before reading,
+    and at most `limit + 1` bytes are ever read, so a file that grows meanwhile cannot slip past the
+    limit.
     """
     shown = str(path)
     try:
-        with open(path, "rb") as handle:
+        _check_regular(os.stat(path).st_mode, shown, what)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        with open(fd, "rb") as handle:
             info = os.fstat(handle.fileno())
-            if stat.S_ISREG(info.st_mode) and info.st_size > limit:
+            _check_regular(info.st_mode, shown, what)  # replaced between the two looks
+            os.set_blocking(fd, True)
+            if info.st_size > limit:
                 raise too_big(shown, what, info.st_size, limit)
             data = handle.read(limit + 1)
     except FileNotFoundError:
         raise
-    except IsADirectoryError as exc:
-        raise BadInput(f"cannot read {what}: it is a directory", path=shown) from exc
     except OSError as exc:
         raise BadInput(f"cannot read {what}: {exc.strerror or exc}", path=shown) from exc
     if len(data) > limit:
         raise too_big(shown, what, None, limit)
     return data
+
+
+def _check_regular(mode: int, shown: str, what: str) -> None:
+    if stat.S_ISDIR(mode):
+        raise BadInput(f"cannot read {what}: it is a directory", path=shown)
+    if not stat.S_ISREG(mode):
+        raise BadInput(f"cannot read {what}: it is not a regular file (a FIFO, a device or a socket)", path=shown)
 
 
 def too_big(shown: str, what: str, size: int | None, limit: int) -> BadInput:

@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from stabilitygate.errors import EXIT_BAD_INPUT, EXIT_CANNOT_MEASURE
-from stabilitygate.failures import Failure, guarded
+from stabilitygate.failures import Failure, guarded, sigterm_interrupts
 from stabilitygate.judge.fail_on import FAIL_ON_CHOICES
 from stabilitygate.version import __version__
 
@@ -191,7 +191,8 @@ def log_to_stderr() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit code; whatever stops it is one line on stderr."""
     log_to_stderr()
-    outcome = guarded(lambda: _click_main(argv), _say_failure)
+    with sigterm_interrupts():  # SIGTERM at any stage ends like Ctrl-C: "interrupted", exit 3
+        outcome = guarded(lambda: _click_main(argv), _say_failure)
     return outcome.code if isinstance(outcome, Failure) else outcome
 
 

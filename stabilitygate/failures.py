@@ -8,10 +8,13 @@ job log, an annotation). With STABILITYGATE_DEBUG set, the traceback comes with 
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from types import FrameType
 from typing import TypeVar
 
 from stabilitygate.errors import EXIT_CANNOT_MEASURE, GateError
@@ -54,3 +57,26 @@ def guarded(
         failure = failure_of(exc, environ)
         report(failure)
         return failure
+
+
+@contextlib.contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM (a cancelled job, `docker stop`) becomes a KeyboardInterrupt, as Ctrl-C is, at any
+    stage: every `finally` runs (the log's commands are resumed), and the run ends through `guarded`
+    with its annotation, summary and outputs, exit 3 (docs/design.md §15). Later SIGTERMs are
+    ignored, so that the reporting of the first one finishes; the runner's SIGKILL still ends a
+    process that does not. Outside the main thread, signals are left alone."""
+    try:
+        previous = signal.signal(signal.SIGTERM, _interrupt_once)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt_once(signum: int, frame: FrameType | None) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise KeyboardInterrupt("terminated (SIGTERM)")

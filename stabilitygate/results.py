@@ -40,12 +40,18 @@ VerdictName = Literal["pass", "fail", "regressed", "warn", "new", "error", "unch
 class CompletionCount:
     text: str
     count: SampleCount
+    # When the report cut the text (docs/design.md §8, "Size limits"): its whole length and sha256,
+    # by which it is found in the samples file, which holds it whole.
+    chars: Count | None = omitted_when_default()
+    sha256: str | None = omitted_when_default()
 
 
 @dataclass(frozen=True)
 class AnswerCount:
     answer: JSON  # a parsed answer: a string, a number, or a JSON field's value
     count: SampleCount
+    chars: Count | None = omitted_when_default()  # as for CompletionCount: set when the report cut it
+    sha256: str | None = omitted_when_default()
 
 
 @dataclass(frozen=True)

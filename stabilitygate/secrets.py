@@ -1,33 +1,64 @@
 """Every secret a run can touch, collected in one place, and the one function that redacts them.
 
 The sampler, the providers, the reports and the Action all redact with `redact`: a secret is
-replaced in every spelling it is likely to take on its way into a message (raw, URL-encoded,
-JSON-escaped, base64 alone or inside Basic credentials).
+replaced in every spelling it is likely to take on its way into a message (`stabilitygate.redaction`).
+Which variables hold secrets is decided here (docs/design.md §12): the ones the suite names, the
+GitHub token, and every variable of the environment that looks like a credential, the runner's
+`INPUT_*` and `ACTIONS_*` values included.
 """
 
 from __future__ import annotations
 
-import base64
-import functools
-import json
 import re
 import urllib.parse
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-REDACTED = "***"
-# Variables whose values look like credentials, secret whatever the suite says (the Action masks them).
-SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
-MIN_HEURISTIC_SECRET = 8
-# The base64 of a value this short is a few letters that occur in any text.
-MIN_BASE64_SECRET = 8
+from stabilitygate.redaction import REDACTED, lattice_spells, pattern_for, redact_with
+
+__all__ = ["MIN_SECRET_CHARS", "REDACTED", "Secrets", "collect_secrets", "environment_secrets", "redact"]
+
+#: A value shorter than this occurs inside ordinary words ("k", "1234"): replacing it would alter the
+#: completions before they are measured, so it is not redacted, and a variable the suite names that
+#: holds one is warned about (docs/design.md §12, "Short values").
+MIN_SECRET_CHARS = 8
+#: A word of a variable's name (split at `_`, `-` and `.`) that marks it as a credential when it ends
+#: the name (AWS_SECRET_ACCESS_KEY, NPM_AUTH, GITHUB_PAT, INPUT_GITHUB-TOKEN) ...
+_LAST_WORDS = frozenset(
+    {"KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PWD", "PAT", "AUTH", "CREDENTIAL", "CREDENTIALS"}
+)
+#: ... or stands anywhere in it (SSH_PRIVATE_KEY_B64, DB_PASSWORD_VALUE).
+_ANY_WORDS = frozenset({"SECRET", "PASSWORD", "PASSWD", "PRIVATE", "TOKEN", "CREDENTIALS"})
+_NAME_WORDS = re.compile(r"[_.-]+")
+#: The Action's inputs whose values are its own settings (paths, numbers, booleans, choices; see
+#: action.yml): shown in the report anyway, and redacting "true" or a path would alter completions.
+#: Every other `INPUT_*` value, the token first, is a secret.
+PUBLIC_INPUTS = frozenset(
+    "INPUT_" + name.upper()
+    for name in (
+        "suite",
+        "baseline",
+        "samples",
+        "update-baseline",
+        "comment",
+        "fail-on",
+        "working-directory",
+        "shard",
+        "merge",
+        "changed-only",
+        "comment-from",
+        "pr-number",
+    )
+)
 
 
 @dataclass(frozen=True)
 class Secrets:
-    """The secret values of a run (never their variable names: those may be shown)."""
+    """The secret values of a run (never their variable names: those may be shown), and the names of
+    the variables the suite named whose values are too short to redact."""
 
     values: frozenset[str] = frozenset()
+    too_short: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, values: Iterable[str]) -> Secrets:
@@ -40,66 +71,27 @@ class Secrets:
         return len(self.values)
 
     def __or__(self, other: Secrets) -> Secrets:
-        return Secrets(self.values | other.values)
+        return Secrets(self.values | other.values, self.too_short | other.too_short)
 
     def redact(self, text: str) -> str:
         """`text` with every spelling of every secret replaced by `***`."""
-        pattern = _pattern_for(self.values)
-        return text if pattern is None else pattern.sub(REDACTED, text)
+        return redact_with(pattern_for(self.values), text)
+
+    def cut(self, text: str, limit: int, mark: str = "...") -> str:
+        """`text` redacted, then cut to `limit` characters: never cut first, or a key that straddles
+        the cut would keep all but its last characters."""
+        shown = self.redact(text)
+        return shown if len(shown) <= limit else shown[:limit] + mark
+
+    def spelled_by(self, pieces: Sequence[Sequence[str]]) -> bool:
+        """Whether some path through `pieces` (one alternative a position) spells a secret."""
+        return bool(self.values) and lattice_spells(pieces, self.values)
 
 
 def redact(text: str, secrets: Secrets | Iterable[str]) -> str:
     """`text` with every spelling of every secret replaced by `***`."""
     held = secrets if isinstance(secrets, Secrets) else Secrets.of(secrets)
     return held.redact(text)
-
-
-@functools.lru_cache(maxsize=64)
-def _pattern_for(values: frozenset[str]) -> re.Pattern[str] | None:
-    """One regex of every form of every secret (cached: a run redacts with the same few sets)."""
-    forms = {form for secret in values for form in spelled_forms(secret)}
-    if not forms:
-        return None
-    # Longest first, so that a form containing another is replaced whole.
-    return re.compile("|".join(re.escape(form) for form in sorted(forms, key=lambda f: (-len(f), f))))
-
-
-def spelled_forms(secret: str) -> set[str]:
-    """The spellings of `secret` that redaction replaces."""
-    if not secret:
-        return set()
-    forms = {secret, *_url_forms(secret), *_json_forms(secret)}
-    if len(secret) >= MIN_BASE64_SECRET:
-        forms.update(_base64_forms(secret.encode()))
-    return {form for form in forms if form}
-
-
-def _url_forms(secret: str) -> set[str]:
-    return {urllib.parse.quote(secret, safe=""), urllib.parse.quote(secret), urllib.parse.quote_plus(secret)}
-
-
-def _json_forms(secret: str) -> set[str]:
-    escaped = {json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}
-    return escaped | {form.replace("/", "\\/") for form in escaped}  # some encoders escape '/'
-
-
-def _base64_forms(raw: bytes) -> set[str]:
-    """The secret's base64 forms, and the part of it that any base64 containing it must contain.
-
-    Inside a longer blob (`user:secret` in Basic credentials) the secret starts at one of three
-    byte offsets modulo 3; for each, the characters that depend on the secret's bytes alone are
-    the same whatever surrounds it.
-    """
-    forms: set[str] = set()
-    for encode in (base64.b64encode, base64.urlsafe_b64encode):
-        whole = encode(raw).decode()
-        forms.update({whole, whole.rstrip("=")})
-        for offset in range(3):
-            encoded = encode(b"\0" * offset + raw).decode().rstrip("=")
-            first = -(-8 * offset // 6)  # the first character with no bit of the padding before
-            last = 8 * (offset + len(raw)) // 6  # characters past this mix in what follows
-            forms.add(encoded[first:last])
-    return forms
 
 
 def collect_secrets(
@@ -112,22 +104,60 @@ def collect_secrets(
     """Every secret value a run can touch, given the names of the variables its providers read.
 
     `names` are the providers' key variables (defaults included, e.g. ANTHROPIC_API_KEY) and the
-    variables their headers use as ${VAR} (`stabilitygate.cases.secret_env_names`); then the GitHub
-    token, and (unless `named_like_secrets` is False) every variable named like a credential
-    (`*_API_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`) whose value has at least 8 characters.
+    variables their headers use as ${VAR} (`stabilitygate.cases.secret_env_names`): one whose value
+    is shorter than `MIN_SECRET_CHARS` is left out and named in `too_short`. Then the GitHub token,
+    and (unless `named_like_secrets` is False) `environment_secrets(environ)`.
     """
-    values = [environ[name] for name in set(names) if environ.get(name)]
-    if github_token and github_token.strip():
+    values: list[str] = []
+    short: set[str] = set()
+    for name in sorted(set(names)):
+        value = environ.get(name)
+        if not value:
+            continue
+        if len(value.strip()) < MIN_SECRET_CHARS:
+            short.add(name)
+            continue
+        values += [value, value.strip()]
+    if github_token and len(github_token.strip()) >= MIN_SECRET_CHARS:
         values += [github_token, github_token.strip()]
     if named_like_secrets:
-        values += credential_like_values(environ)
-    return Secrets.of(values)
+        values += environment_secrets(environ)
+    return Secrets(frozenset(v for v in values if v), frozenset(short))
 
 
-def credential_like_values(environ: Mapping[str, str]) -> list[str]:
-    """Values of variables named like credentials, long enough not to be a word of any text."""
+def environment_secrets(environ: Mapping[str, str]) -> list[str]:
+    """The values of the environment that are secret whatever the suite says, long enough not to be
+    a word of any text: variables named like credentials, every `INPUT_*` value but the Action's
+    settings (`PUBLIC_INPUTS`), every `ACTIONS_*` value, and the password of any URL with one."""
     values: list[str] = []
     for name, value in environ.items():
-        if name.upper().endswith(SECRET_SUFFIXES) and len(value.strip()) >= MIN_HEURISTIC_SECRET:
+        if is_secret_name(name) and len(value.strip()) >= MIN_SECRET_CHARS:
             values += [value, value.strip()]
+        values += _url_credentials(value)
     return values
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether the variable `name` holds a secret by its name alone (the runner's or a credential's)."""
+    upper = name.upper()
+    if upper.startswith("ACTIONS_"):
+        return True
+    if upper.startswith("INPUT_"):
+        return upper not in PUBLIC_INPUTS
+    words = [word for word in _NAME_WORDS.split(upper) if word]
+    return bool(words) and (words[-1] in _LAST_WORDS or not _ANY_WORDS.isdisjoint(words))
+
+
+def _url_credentials(value: str) -> list[str]:
+    """`DATABASE_URL=postgres://user:pass@host/db`: the URL, the password and `user:pass`."""
+    if "://" not in value or "@" not in value:
+        return []
+    try:
+        parts = urllib.parse.urlsplit(value.strip())
+        password = parts.password
+    except ValueError:
+        return []
+    if not password:
+        return []
+    found = [value.strip(), f"{parts.username or ''}:{password}", password, urllib.parse.unquote(password)]
+    return [v for v in found if len(v) >= MIN_SECRET_CHARS]

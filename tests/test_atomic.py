@@ -35,3 +35,22 @@ def test_mode_follows_the_umask_and_parents_are_made(tmp_path: Path, durable: bo
         os.umask(old)
     assert target.read_bytes() == b"\x00\x01"
     assert stat.S_IMODE(target.stat().st_mode) == 0o644
+
+
+def test_a_line_file_is_never_written_through_a_link(tmp_path: Path) -> None:
+    """A link committed where the gate writes must not point the write elsewhere (issue 25, item 3)."""
+    from stabilitygate.atomic import open_lines
+
+    target = tmp_path / "outside.txt"
+    target.write_text("precious\n")
+    link = tmp_path / "samples.jsonl"
+    link.symlink_to(target)
+    for append in (True, False):
+        with pytest.raises(OSError):
+            open_lines(link, append=append)
+    assert target.read_text() == "precious\n"
+    with open_lines(tmp_path / "fresh.jsonl", append=True) as handle:
+        handle.write("one\n")
+    with open_lines(tmp_path / "fresh.jsonl", append=True) as handle:
+        handle.write("two\n")
+    assert (tmp_path / "fresh.jsonl").read_text() == "one\ntwo\n"

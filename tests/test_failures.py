@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from stabilitygate.errors import BadInput, CannotMeasure
@@ -49,3 +51,24 @@ def test_system_exit_is_not_a_failure() -> None:
 
     with pytest.raises(SystemExit):
         guarded(leave, lambda failure: None, {})
+
+
+def test_sigterm_becomes_an_interrupt_once_and_the_handler_is_restored() -> None:
+    """Issue 25, item 8: SIGTERM ends a run like Ctrl-C at any stage; a second one waits for the first."""
+    import os
+    import signal
+
+    from stabilitygate.failures import sigterm_interrupts
+
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(KeyboardInterrupt, match="SIGTERM"), sigterm_interrupts():
+        os.kill(os.getpid(), signal.SIGTERM)
+        signal.pthread_sigmask(signal.SIG_BLOCK, [])  # any call: the handler runs between bytecodes
+        raise AssertionError("not interrupted")
+    assert signal.getsignal(signal.SIGTERM) == before
+    with sigterm_interrupts():
+        with contextlib.suppress(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGTERM)
+            signal.pthread_sigmask(signal.SIG_BLOCK, [])
+        assert signal.getsignal(signal.SIGTERM) == signal.SIG_IGN  # reporting the first is not cut short
+    assert signal.getsignal(signal.SIGTERM) == before

@@ -185,12 +185,12 @@ def test_two_shards_and_their_merge_share_one_cache(
 ) -> None:
     model.answer(one_new("Paris is France's capital city."))
     shards = []
-    for k in (1, 2):
-        samples = tmp_path / f"shard{k}.jsonl"
+    for k in (1, 2):  # each shard's samples beside its report, as merge reads them (docs/design.md §15)
+        samples = life.reports / f"shard{k}.jsonl"
         shards.append(life.cli("run", str(suite), "--shard", f"{k}/2", "--samples-out", str(samples), name=f"s{k}"))
 
     merged = life.cli("merge", str(shards[0].report_path), str(shards[1].report_path), "--suite", str(suite))
-    scored = life.cli("score", str(tmp_path / "shard1.jsonl"), str(tmp_path / "shard2.jsonl"), "--suite", str(suite))
+    scored = life.cli("score", *(str(life.reports / f"shard{k}.jsonl") for k in (1, 2)), "--suite", str(suite))
 
     assert [s.code for s in shards] == [0, 0], shards[0].log + shards[1].log
     assert sorted(c["id"] for s in shards for c in s.report["cases"]) == sorted(IDS)

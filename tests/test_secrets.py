@@ -5,11 +5,14 @@ from __future__ import annotations
 import base64
 import json
 import urllib.parse
+from pathlib import Path
 
 import pytest
+import yaml
 
 from stabilitygate.cases import parse_suite, secret_env_names
-from stabilitygate.secrets import Secrets, collect_secrets, redact
+from stabilitygate.secrets import PUBLIC_INPUTS, Secrets, collect_secrets, redact
+from tests.support.app_server import more_key_spellings as redaction_spellings
 
 SECRET = "sk-test/Secret+Key=123?&"
 
@@ -96,7 +99,6 @@ def test_collect_secrets_covers_keys_defaults_headers_token_and_credential_like_
     found = collect_secrets(secret_env_names(cases), environ, github_token="ghs_token_value\n")
     assert found.values == {
         "team-key-value",
-        "org-1",
         "sk-openai-default",
         "sk-ant-default",
         "app-key-value",
@@ -107,5 +109,71 @@ def test_collect_secrets_covers_keys_defaults_headers_token_and_credential_like_
         "deploy-token-value",
     }
     assert "TEAM_KEY" not in found.values and "/home/someone" not in found.values
+    assert found.too_short == {"ORG_ID"}  # "org-1": too short to redact, warned about by the run
     only_named = collect_secrets(secret_env_names(cases), environ, named_like_secrets=False)
     assert "deploy-token-value" not in only_named.values and "team-key-value" in only_named.values
+
+
+# --- issue 25: the job's token, credential names, spellings, short values -------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("form", sorted(redaction_spellings(SECRET)))
+def test_spellings_the_first_round_let_through_are_redacted(form: str) -> None:
+    out = redact(f"before {redaction_spellings(SECRET)[form]} after", Secrets.of([SECRET]))
+    assert out == "before *** after"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "INPUT_GITHUB-TOKEN",  # the Action's token: the runner keeps the hyphen
+        "INPUT_SOME-UNDECLARED-INPUT",
+        "ACTIONS_RUNTIME_TOKEN",
+        "ACTIONS_ID_TOKEN_REQUEST_URL",
+        "ACTIONS_CACHE_URL",
+        "AWS_SECRET_ACCESS_KEY",
+        "SSH_PRIVATE_KEY",
+        "NPM_AUTH",
+        "GITHUB_PAT",
+        "GITHUB_TOKEN",
+        "deploy-token",
+        "DB_PASSWORD_VALUE",
+    ],
+)
+def test_the_environments_credentials_are_secrets_whatever_the_suite_names(name: str) -> None:
+    value = f"value-of-{name}-0123456789"
+    found = collect_secrets((), {name: value, "HOME": "/home/runner/work"})
+    assert value in found.values and "/home/runner/work" not in found.values
+    assert redact(f"echo {value}", found) == "echo ***"
+
+
+def test_the_actions_settings_are_not_secrets_and_match_action_yml() -> None:
+    settings = {name: "regression-or-a-path-longer-than-8" for name in PUBLIC_INPUTS}
+    assert collect_secrets((), settings).values == frozenset()
+    declared = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))["inputs"]
+    assert {f"INPUT_{name.upper()}" for name in declared} == PUBLIC_INPUTS | {"INPUT_GITHUB-TOKEN"}
+
+
+def test_a_url_with_a_password_gives_up_the_password_whatever_its_variable() -> None:
+    environ = {"DATABASE_URL": "postgres://app:s3cr3t-Passw0rd@db.internal:5432/app", "SITE": "https://x.example/"}
+    found = collect_secrets((), environ)
+    assert {"s3cr3t-Passw0rd", "app:s3cr3t-Passw0rd", environ["DATABASE_URL"]} <= found.values
+    assert "https://x.example/" not in found.values
+    assert redact("psql -W s3cr3t-Passw0rd", found) == "psql -W ***"
+
+
+def test_a_value_too_short_to_redact_is_named_and_left_alone() -> None:
+    found = collect_secrets(["TINY_KEY", "OK_KEY"], {"TINY_KEY": "k", "OK_KEY": "ok-key-0123456789"})
+    assert found.too_short == {"TINY_KEY"} and "k" not in found.values
+    # Never matched inside words: the usage keys and the fingerprint keep every k.
+    text = '{"fingerprint":"fp_fake","usage":{"prompt_tokens":10}} ok-key-0123456789'
+    assert redact(text, found) == '{"fingerprint":"fp_fake","usage":{"prompt_tokens":10}} ***'
+
+
+def test_a_key_is_redacted_before_the_text_is_cut() -> None:
+    secrets = Secrets.of([SECRET])
+    text = "x" * 290 + SECRET + " and more"
+    assert secrets.cut(text, 300) == "x" * 290 + "*** and mo..."
+    assert SECRET[:-1] not in secrets.cut(text, 300 + len(SECRET) - 1)

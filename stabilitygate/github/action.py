@@ -24,17 +24,17 @@ from typing import TYPE_CHECKING
 
 from stabilitygate.cases import secret_env_names
 from stabilitygate.errors import EXIT_BAD_INPUT, BadInput
-from stabilitygate.failures import Failure, guarded
+from stabilitygate.failures import Failure, guarded, sigterm_interrupts
 from stabilitygate.github import workflow_commands as wc
 from stabilitygate.github.comment_from import comment_from_report
-from stabilitygate.github.gate import GateFiles, GateOutcome, call_library, run_gate
+from stabilitygate.github.gate import OUT_DIR, GateFiles, GateOutcome, call_library, run_gate
 from stabilitygate.github.inputs import ActionInputs, read_inputs
 from stabilitygate.github.ownership import give_back
-from stabilitygate.github.paths import confine_inputs, confined, working_directory, workspace_of
-from stabilitygate.github.reporting import SuiteInfo, fallback_summary, report_run, write_summary
+from stabilitygate.github.paths import confine_inputs, confined, refuse_links, working_directory, workspace_of
+from stabilitygate.github.reporting import SuiteInfo, error_outputs, fallback_summary, report_run, write_summary
 from stabilitygate.github.shards import announce_shard, merge_inputs, merge_problem, report_shard
 from stabilitygate.pipeline.options import default_baseline_path
-from stabilitygate.secrets import Secrets, collect_secrets
+from stabilitygate.secrets import Secrets, collect_secrets, redact
 from stabilitygate.version import TOOL_NAME
 
 if TYPE_CHECKING:
@@ -50,7 +50,10 @@ def main(environ: Mapping[str, str]) -> int:
     token = environ.get("INPUT_GITHUB-TOKEN")
     masks = _Masks()
     masks.add(collect_secrets((), environ, github_token=token))  # before anything can print them
-    outcome = guarded(lambda: _run(environ, masks), lambda failure: _report_failure(failure, environ, masks), environ)
+    with sigterm_interrupts():
+        outcome = guarded(
+            lambda: _run(environ, masks), lambda failure: _report_failure(failure, environ, masks), environ
+        )
     return outcome.code if isinstance(outcome, Failure) else outcome
 
 
@@ -60,6 +63,7 @@ def _run(environ: Mapping[str, str], masks: _Masks) -> int:
     workdir = working_directory(workspace, inputs.working_directory)
     files = GateFiles.under(workspace, inputs.shard)
     confine_inputs(inputs, workspace, workdir, files)
+    refuse_links(workspace / OUT_DIR, workspace)  # before anything is written (or deleted) there
     reports = merge_inputs(inputs, workdir, files)
     for report in reports:
         confined(workspace, workdir, report, named="input `merge`")
@@ -116,10 +120,11 @@ class _Masks:
 def _report_failure(failure: Failure, environ: Mapping[str, str], masks: _Masks) -> None:
     """What stopped the job before the gate ran (a bad input, mostly): an annotation and the job summary."""
     title = f"{TOOL_NAME}: bad input" if failure.code == EXIT_BAD_INPUT else TOOL_NAME
-    wc.error(failure.line.removeprefix("error: "), title=title)
+    wc.error(redact(failure.line.removeprefix("error: "), masks.secrets), title=title)
     if failure.traceback:
-        print(failure.traceback, flush=True)
+        print(redact(failure.traceback, masks.secrets), flush=True)
     write_summary(fallback_summary(failure.code, [f"{TOOL_NAME}: {failure.line}"], masks.secrets), environ)
+    error_outputs(environ)
 
 
 def _load_suite(suite: str, workspace: Path) -> LoadedSuite | BadInput:

@@ -13,7 +13,7 @@ from stabilitygate.errors import BadInput
 from stabilitygate.github import workflow_commands as wc
 from stabilitygate.github.event import pull_request_number, repository, triggering_run_id
 from stabilitygate.github.inputs import ActionInputs
-from stabilitygate.github.reporting import fallback_summary, post_comment, write_summary
+from stabilitygate.github.reporting import error_outputs, fallback_summary, post_comment, write_summary
 from stabilitygate.report.markdown import MAX_CHARS, render_markdown
 from stabilitygate.report.read import read_report
 from stabilitygate.secrets import Secrets
@@ -34,6 +34,7 @@ def comment_from_report(inputs: ActionInputs, environ: Mapping[str, str], secret
     except BadInput as exc:
         wc.error(str(exc), title=f"{TOOL_NAME}: not a report")
         write_summary(fallback_summary(exc.exit_code, [f"{TOOL_NAME}: error: {exc}"], secrets), environ)
+        error_outputs(environ)
         return exc.exit_code
     note = provenance_note(environ)
     markdown = with_note(render_markdown(report, max_chars=MAX_CHARS - len(note)), note)

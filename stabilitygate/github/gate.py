@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from stabilitygate.errors import EXIT_CANNOT_MEASURE
 from stabilitygate.failures import Failure, guarded
 from stabilitygate.github import workflow_commands as wc
 from stabilitygate.github.inputs import ActionInputs
@@ -61,11 +60,13 @@ class GateFiles:
 
 @dataclass(frozen=True)
 class GateOutcome:
-    """What the gate did: its report (None when it stopped before one), exit code and last log lines."""
+    """What the gate did: its report (None when it stopped before one), exit code and last log lines,
+    and, without a report, the one line that says why (for the job's annotation)."""
 
     report: Report | None
     code: int
     tail: list[str]
+    failure: str | None = None
 
 
 class _Tee:
@@ -134,30 +135,32 @@ def run_gate(call: Callable[[], Report], files: GateFiles) -> GateOutcome:
     stdout, the stream of the tokens and of every command the Action writes before and after.
     """
     from stabilitygate.cli import log_to_stderr
-    from stabilitygate.report.console import summary_lines
 
     log_to_stderr()
     tee = _Tee(sys.stdout)
-    report: Report | None = None
-    code = EXIT_CANNOT_MEASURE
     with wc.commands_paused(sys.stdout), contextlib.redirect_stdout(tee), contextlib.redirect_stderr(tee):
-        report, code = _run_reporting_errors(call, tee)
-        if report is not None:
-            write_report_files(report, files.report_files())
-            for line in summary_lines(report):
-                print(line, file=tee)
-    return GateOutcome(report, code, tee.tail())
+        outcome = _run_reporting_errors(lambda: _run_and_write(call, files, tee), tee)
+    if isinstance(outcome, Failure):
+        return GateOutcome(None, outcome.code, tee.tail(), outcome.line)
+    return GateOutcome(outcome, outcome.exit_code, tee.tail())
 
 
-def _run_reporting_errors(call: Callable[[], Report], tee: _Tee) -> tuple[Report | None, int]:
-    """(the report, its exit code), or (None, the error's exit code) after printing the one-line error."""
+def _run_and_write(call: Callable[[], Report], files: GateFiles, tee: _Tee) -> Report:
+    from stabilitygate.report.console import summary_lines
+
+    report = call()
+    write_report_files(report, files.report_files())
+    for line in summary_lines(report):
+        print(line, file=tee)
+    return report
+
+
+def _run_reporting_errors(call: Callable[[], Report], tee: _Tee) -> Report | Failure:
+    """The report, or the Failure that stopped it after printing its one line."""
 
     def say(failure: Failure) -> None:
         print(f"{TOOL_NAME}: {failure.line}", file=tee)
         if failure.traceback:
             print(failure.traceback, file=tee)
 
-    outcome = guarded(call, say)
-    if isinstance(outcome, Failure):
-        return None, outcome.code
-    return outcome, outcome.exit_code
+    return guarded(call, say)

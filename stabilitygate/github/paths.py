@@ -3,11 +3,14 @@
 The inputs come from the workflow file, which a pull request can change: a `suite: ../../etc/x`,
 a symlinked baseline or a `comment-from` pointing at another job's files must not make the
 privileged job read or write outside the checkout. Paths are resolved, symlinks included, and
-checked against the resolved workspace.
+checked against the resolved workspace. Under `.stabilitygate/`, where the job writes as root, no
+link (symbolic or hard) and nothing but files and directories may stand at all (docs/design.md §15).
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 from stabilitygate.errors import BadInput
@@ -60,3 +63,42 @@ def confine_inputs(inputs: ActionInputs, workspace: Path, workdir: Path, files: 
         outputs.append(files.embedding_cache)
     for path in outputs:
         confined(workspace, workspace, path.relative_to(workspace), named="output")
+
+
+def refuse_links(directory: Path, workspace: Path) -> None:
+    """BadInput naming the first entry at or under `directory` that is a symbolic link, a file with
+    other hard links, or neither a file nor a directory: the job writes there (reports, samples,
+    judgments, cache entries) and must not be pointed at a file outside the workspace."""
+    for path, info in _entries(directory):
+        why = _unsafe(info)
+        if why is not None:
+            shown = path.relative_to(workspace).as_posix() if path.is_relative_to(workspace) else str(path)
+            raise BadInput(
+                f"{shown!r} is {why}: the Action writes under {directory.name}/ and follows no link there; "
+                "remove it from the repository (or the restored cache)"
+            )
+
+
+def _entries(directory: Path) -> list[tuple[Path, os.stat_result]]:
+    """`directory` and everything under it, links not followed, each with its lstat."""
+    try:
+        found = [(directory, directory.lstat())]
+    except FileNotFoundError:
+        return []
+    todo = [directory] if stat.S_ISDIR(found[0][1].st_mode) else []
+    while todo:
+        with os.scandir(todo.pop()) as listing:
+            for entry in listing:
+                info = entry.stat(follow_symlinks=False)
+                found.append((Path(entry.path), info))
+                if stat.S_ISDIR(info.st_mode):
+                    todo.append(Path(entry.path))
+    return found
+
+
+def _unsafe(info: os.stat_result) -> str | None:
+    if stat.S_ISLNK(info.st_mode):
+        return "a symbolic link"
+    if stat.S_ISREG(info.st_mode):
+        return "a hard link to another file" if info.st_nlink > 1 else None
+    return None if stat.S_ISDIR(info.st_mode) else "neither a file nor a directory"

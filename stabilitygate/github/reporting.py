@@ -5,7 +5,6 @@ All of it is reporting: a failure here becomes a warning, never a different verd
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
@@ -20,6 +19,7 @@ from stabilitygate.github.inputs import ActionInputs
 from stabilitygate.judge.gate import FAILING
 from stabilitygate.report.markdown import render_markdown
 from stabilitygate.report.model import CaseResult, Report
+from stabilitygate.report.safe_text import fence
 from stabilitygate.secrets import Secrets, redact
 from stabilitygate.version import TOOL_NAME
 
@@ -65,9 +65,7 @@ def fallback_summary(code: int, tail: Sequence[str], secrets: Secrets) -> str:
     what = "bad input" if code == EXIT_BAD_INPUT else "could not measure"
     lines = [line for line in tail if line.strip() and not line.startswith("::")][-15:]
     body = redact("\n".join(lines), secrets)
-    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
-    fence = "`" * max(3, longest + 1)
-    block = f"{fence}\n{body}\n{fence}\n" if body else ""
+    block = f"{fence(body, info='')}\n" if body else ""
     return (
         f"## {TOOL_NAME}: error\n\nThe gate stopped with exit code {code} ({what}); no report was written.\n\n{block}"
     )
@@ -95,6 +93,7 @@ def report_run(
     report = outcome.report
     failing = report.failing_cases if report is not None else ()
     _annotate(report.noted_cases if report is not None else (), outcome.code, inputs.fail_on, suite)
+    annotate_failure(outcome, secrets)
     markdown = render_markdown(report) if report is not None else None
     if report is not None and markdown is not None:
         write_summary(markdown + cache_line(report), environ)
@@ -103,6 +102,21 @@ def report_run(
     set_outputs(files, report, failing, environ)
     if markdown is not None and inputs.comment:
         post_comment(markdown, inputs, environ)
+
+
+def annotate_failure(outcome: GateOutcome, secrets: Secrets) -> None:
+    """The error annotation of a gate that stopped without a report (its log lines are not commands)."""
+    if outcome.report is None and outcome.failure is not None:
+        title = f"{TOOL_NAME}: bad input" if outcome.code == EXIT_BAD_INPUT else TOOL_NAME
+        wc.error(redact(outcome.failure.removeprefix("error: "), secrets), title=title)
+
+
+def error_outputs(environ: Mapping[str, str]) -> None:
+    """The step outputs of a job that stopped before the gate could report: `verdict=error`."""
+    try:
+        wc.set_outputs({"verdict": "error", "report-json": "", "report-markdown": "", "failed-cases": ""}, environ)
+    except OSError as exc:
+        wc.warning(f"could not write the step outputs: {exc}", title=TOOL_NAME)
 
 
 def write_summary(text: str, environ: Mapping[str, str]) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 from stabilitygate.errors import BadInput, GateError
 from stabilitygate.github.gate import GateFiles, GateOutcome
 from stabilitygate.github.inputs import ActionInputs, match_reports
-from stabilitygate.github.reporting import fallback_summary, set_outputs, write_summary
+from stabilitygate.github.reporting import annotate_failure, fallback_summary, set_outputs, write_summary
 from stabilitygate.pipeline.options import Shard
 from stabilitygate.report.markdown import render_markdown
 from stabilitygate.report.model import Report
@@ -79,6 +79,7 @@ def report_shard(
 ) -> int:
     """Summary and outputs of one shard; its exit code: 0 unless it had bad input (2) or could not measure (3)."""
     report, code = outcome.report, outcome.code
+    annotate_failure(outcome, secrets)
     markdown = render_markdown(report) if report is not None else None
     note = (
         f"> **Shard {shard}** of the suite: the verdicts below are provisional. The merge job judges the "

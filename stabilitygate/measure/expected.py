@@ -8,11 +8,11 @@ text: the `text` and `regex` parsers' answers, or the completion itself when the
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from typing import Any
 
 from stabilitygate.measure.parsers import normalize_expected, normalize_text
+from stabilitygate.patterns import search
 from stabilitygate.suite.expected import TEXT_ANSWER_KINDS, ContainsExpected, expected_matcher
 from stabilitygate.suite.model import AnswerSpec
 
@@ -39,5 +39,5 @@ def _matcher_test(spec: AnswerSpec | None, expected: dict[Any, Any]) -> AnswerTe
         steps = spec.text.normalize if spec is not None and spec.text is not None else []
         needle = normalize_text(matcher.contains, steps)
         return lambda answer: bool(needle) and isinstance(answer, str) and needle in answer
-    pattern = re.compile(matcher.regex)
-    return lambda answer: isinstance(answer, str) and pattern.search(answer) is not None
+    pattern = matcher.regex
+    return lambda answer: isinstance(answer, str) and search(pattern, answer, where="expected.regex") is not None

@@ -197,8 +197,8 @@ def judge_meanings(
         except KeyboardInterrupt:  # Ctrl-C while judging: what was judged is kept (and recorded)
             log.warning("interrupted while asking the entailment judge")
             session.fatal = "the run was interrupted"  # and nothing more is asked
-            for case in judged:
-                if case.id not in meanings.costs:
+            for case in judged:  # a question cut short by the interruption failed because of it
+                if case.id not in meanings.costs or case.id in meanings.failed:
                     meanings.failed[case.id] = "the run was interrupted while the judge was being asked"
     return meanings
 

@@ -181,7 +181,7 @@ async def _until_interrupted(work: Coroutine[Any, Any, SamplingOutcome]) -> tupl
         interrupted = True
         task.cancel()
 
-    _on_signals(loop, interrupt)
+    previous = _on_signals(loop, interrupt)
     try:
         return await task, False
     except asyncio.CancelledError:
@@ -189,7 +189,7 @@ async def _until_interrupted(work: Coroutine[Any, Any, SamplingOutcome]) -> tupl
             raise
         return None, True
     finally:
-        _on_signals(loop, None)
+        _on_signals(loop, None, previous)
 
 
 def _nothing_sampled(fatal_error: str) -> SamplingOutcome:
@@ -205,17 +205,28 @@ def _nothing_sampled(fatal_error: str) -> SamplingOutcome:
     )
 
 
-def _on_signals(loop: asyncio.AbstractEventLoop, handler: Callable[[], None] | None) -> None:
-    """SIGINT and SIGTERM call `handler` (None: back to the default). Event-loop signal handlers exist
-    on Unix only, where CI runners and the container run; elsewhere Ctrl-C stays a KeyboardInterrupt."""
+def _on_signals(
+    loop: asyncio.AbstractEventLoop,
+    handler: Callable[[], None] | None,
+    previous: Mapping[int, Any] | None = None,
+) -> dict[int, Any]:
+    """SIGINT and SIGTERM call `handler`; with None, back to the `previous` handlers (the ones this
+    returned when it installed `handler`: a run's own SIGTERM handler, `failures.sigterm_interrupts`,
+    must outlive sampling). Event-loop signal handlers exist on Unix only, where CI runners and the
+    container run; elsewhere Ctrl-C stays a KeyboardInterrupt."""
+    before: dict[int, Any] = {}
     if sys.platform == "win32":
-        return
+        return before
     for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(RuntimeError):  # not the main thread: leave signals alone
+        with contextlib.suppress(RuntimeError, ValueError):  # not the main thread: leave signals alone
+            before[sig] = signal.getsignal(sig)
             if handler is None:
                 loop.remove_signal_handler(sig)
+                if previous is not None and previous.get(sig) is not None:
+                    signal.signal(sig, previous[sig])
             else:
                 loop.add_signal_handler(sig, handler)
+    return before
 
 
 def _providers(cases: Sequence[ResolvedCase], sampling: Sampling, env: Mapping[str, str]) -> dict[str, Provider]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from stabilitygate.errors import BadInput, CannotMeasure
 from stabilitygate.pipeline.options import Shard
@@ -126,11 +126,22 @@ def shard_sample_counts(reports: Iterable[Report]) -> dict[str, int]:
 
 
 def samples_file_of(report: Report, report_path: Path) -> Path:
-    """The samples file a shard report names, found where it was written or beside the report."""
+    """The samples file a shard report names, read only beside the report, by its name.
+
+    The report may come from another job (an artifact a fork's run uploaded): a path it names is
+    never opened as written, or a report naming /etc/passwd would show that file's text in the
+    merged report (docs/design.md §15)."""
     recorded = report.run.sampling.samples_file if report.run.sampling is not None else None
     if not recorded:
         raise BadInput("the report names no samples file: run the shard with --samples-out", path=str(report_path))
-    for candidate in (Path(recorded), report_path.parent / recorded, report_path.parent / Path(recorded).name):
-        if candidate.is_file():
-            return candidate
-    raise BadInput(f"its samples file {recorded!r} was not found (looked beside the report too)", path=str(report_path))
+    name = PurePath(recorded.replace("\\", "/")).name
+    beside = report_path.parent / name
+    if name in ("", ".", "..") or not beside.is_file():
+        raise BadInput(
+            f"its samples file {name or recorded!r} is not beside the report (merge reads each shard's samples "
+            "file from the report's own directory, by name)",
+            path=str(report_path),
+        )
+    if beside.is_symlink():  # the gate writes it as a file: a link could lead anywhere
+        raise BadInput(f"its samples file {name!r} beside the report is a symbolic link", path=str(report_path))
+    return beside

@@ -16,7 +16,7 @@ from pydantic import Field
 from stabilitygate.errors import BadInput
 from stabilitygate.measure.canonical import canonical_json
 from stabilitygate.providers.config import EndpointConfig, check_header_variables, expand_headers
-from stabilitygate.providers.httpbase import request_json
+from stabilitygate.providers.httpbase import ERROR_MESSAGE_CHARS, request_json
 from stabilitygate.providers.interface import (
     Completion,
     FatalProviderError,
@@ -24,6 +24,7 @@ from stabilitygate.providers.interface import (
     ProviderError,
     Request,
 )
+from stabilitygate.secrets import Secrets, environment_secrets
 
 API_VERSION = "2023-06-01"
 DEFAULT_KEY_ENV = "ANTHROPIC_API_KEY"
@@ -93,7 +94,8 @@ class AnthropicProvider(Provider):
         self._url = messages_url(config.base_url)
         self._model = config.model
         extra = dict(config.headers or {})
-        self._secrets = [api_key, *check_header_variables(extra, env)]
+        # The reply may echo any key of the environment: redacted before any message is cut.
+        self._secrets = Secrets.of([api_key, *check_header_variables(extra, env), *environment_secrets(env)])
         custom = expand_headers(extra, env)
         overridden = {name.lower() for name in custom}
         defaults = {"x-api-key": api_key, "anthropic-version": API_VERSION}
@@ -124,9 +126,9 @@ class AnthropicProvider(Provider):
             raise ProviderError("anthropic: the reply is not a JSON object", retryable=False, kind="bad_body")
         if reply.get("type") == "error":
             error: dict[str, Any] = reply["error"] if isinstance(reply.get("error"), dict) else {}
-            kind = str(error.get("type", "error"))
+            kind = self._secrets.cut(str(error.get("type", "error")), 60)
             raise ProviderError(
-                f"anthropic: {kind}: {str(error.get('message', ''))[:300]}",
+                f"anthropic: {kind}: {self._secrets.cut(str(error.get('message', '')), ERROR_MESSAGE_CHARS)}",
                 retryable=kind in RETRYABLE_ERROR_TYPES,
                 kind=kind,
             )

@@ -3,6 +3,10 @@
 The program gets the last user message as text on stdin (`input: stdin`, the default) or the
 whole request as one JSON document (`input: json`); its stdout is the completion. No shell is
 involved unless the suite asks for one, so `;` or `$(...)` in an argv list stay literal.
+
+It inherits the environment but the runner's own variables: `INPUT_*` (the Action's inputs, the
+job's token among them) and `ACTIONS_*` (the runner's tokens) reach it only when the suite names
+them in `pass_env` (docs/design.md §11).
 """
 
 from __future__ import annotations
@@ -27,10 +31,13 @@ from stabilitygate.providers.interface import (
     ProviderError,
     Request,
 )
-from stabilitygate.secrets import Secrets, credential_like_values, redact
+from stabilitygate.secrets import Secrets, environment_secrets
 
 MAX_STDOUT_BYTES = 8 * 1024 * 1024
 STDERR_TAIL_BYTES = 64 * 1024
+STDERR_SHOWN_CHARS = 500
+#: Variables of the runner that a command does not inherit unless the suite passes them on purpose.
+WITHHELD_PREFIXES = ("INPUT_", "ACTIONS_")
 EX_TEMPFAIL = 75  # sysexits.h: "try again later", the one exit status worth retrying
 REAP_WAIT_S = 5.0
 _CHUNK = 64 * 1024
@@ -51,6 +58,10 @@ class CommandConfig(KeyedConfig):
     shell: bool | None = Field(None, description="command: run through the shell (off by default)")
     input: Literal["stdin", "json"] | None = Field(
         None, description="command: the prompt as text on stdin, or the request as JSON"
+    )
+    pass_env: list[str] | None = Field(
+        None,
+        description="command: runner variables (INPUT_*, ACTIONS_*) the program may see; the others are withheld",
     )
 
     @field_validator("command")
@@ -81,13 +92,14 @@ class CommandProvider(Provider):
     ) -> None:
         self._argv, self._shell = _command_of(config)
         self._input = config.input or "stdin"
-        self._environ = dict(os.environ if environ is None else environ)
+        given = dict(os.environ if environ is None else environ)
+        self._environ = child_environment(given, config.pass_env or ())
         self._timeout_s = timeout_s
         self._sleep = sleep
         key_name = config.api_key_env
-        # The child sees the whole environment and may echo any key on stderr: never repeat one.
-        key = [self._environ[key_name]] if key_name and self._environ.get(key_name) else []
-        self._secrets = Secrets.of([*key, *credential_like_values(self._environ)])
+        # The child may echo any key it sees, or one it found elsewhere, on stderr: never repeat one.
+        key = [given[key_name]] if key_name and given.get(key_name) else []
+        self._secrets = Secrets.of([*key, *environment_secrets(given)])
 
     async def complete(self, request: Request) -> Completion:
         stdin = self._stdin_of(request)
@@ -162,8 +174,7 @@ class CommandProvider(Provider):
         return results[1], results[2]
 
     def _exit_error(self, status: int | None, stderr_tail: bytes) -> ProviderError:
-        last = _last_line(stderr_tail.decode("utf-8", errors="replace"))
-        last = redact(last, self._secrets)[:500]
+        last = self._secrets.cut(_last_line(stderr_tail.decode("utf-8", errors="replace")), STDERR_SHOWN_CHARS)
         if status is not None and status < 0:
             what = f"command was killed by signal {-status}"
         else:
@@ -173,6 +184,16 @@ class CommandProvider(Provider):
             retryable=status == EX_TEMPFAIL,
             kind=f"exit_{status}",
         )
+
+
+def child_environment(environ: Mapping[str, str], passed: Sequence[str]) -> dict[str, str]:
+    """The environment a command runs in: `environ` without the runner's variables it was not passed."""
+    keep = {name.upper() for name in passed}
+    return {
+        name: value
+        for name, value in environ.items()
+        if not name.upper().startswith(WITHHELD_PREFIXES) or name.upper() in keep
+    }
 
 
 def _command_of(config: CommandConfig) -> tuple[list[str], bool]:

@@ -7,16 +7,33 @@ type does not declare are errors in the suite file.
 from __future__ import annotations
 
 import re
+import urllib.parse
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import Field, field_validator
+from pydantic import AfterValidator, Field, field_validator
 
 from stabilitygate.errors import BadInput
 from stabilitygate.suite.model import ProviderConfig
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _VARIABLE_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
+
+
+def check_http_url(value: str) -> str:
+    """`value` when it is an http(s) URL with a host (and a port, if any, that is a number); else
+    ValueError, which the suite's loader turns into exit 2 at the key's line."""
+    try:
+        parts = urllib.parse.urlsplit(value)
+        parts.port  # noqa: B018 -- reading it checks it
+    except ValueError as exc:
+        raise ValueError(f"{value!r:.200} is not a URL: {exc}") from exc
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{value!r:.200} is not an http:// or https:// URL with a host")
+    return value
+
+
+HttpUrl = Annotated[str, AfterValidator(check_http_url)]
 
 
 class KeyedConfig(ProviderConfig):
@@ -46,7 +63,7 @@ class HeaderedConfig(KeyedConfig):
 class EndpointConfig(HeaderedConfig):
     """A provider speaking a vendor's API at a root URL that has a default."""
 
-    base_url: str | None = Field(None, description="API root, e.g. https://api.openai.com/v1")
+    base_url: HttpUrl | None = Field(None, description="API root, e.g. https://api.openai.com/v1")
 
 
 def header_variables(headers: Mapping[str, str]) -> set[str]:

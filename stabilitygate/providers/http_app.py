@@ -20,7 +20,13 @@ from stabilitygate.errors import BadInput
 from stabilitygate.jsonpointer import resolve_pointer
 from stabilitygate.measure.canonical import canonical_json
 from stabilitygate.providers.body_template import BodyTemplate, TemplateProblem, limit_for
-from stabilitygate.providers.config import HeaderedConfig, check_header_variables, expand_headers, header_variables
+from stabilitygate.providers.config import (
+    HeaderedConfig,
+    HttpUrl,
+    check_header_variables,
+    expand_headers,
+    header_variables,
+)
 from stabilitygate.providers.httpbase import request_json
 from stabilitygate.providers.interface import (
     Completion,
@@ -29,7 +35,7 @@ from stabilitygate.providers.interface import (
     ProviderError,
     Request,
 )
-from stabilitygate.secrets import redact
+from stabilitygate.secrets import environment_secrets, redact
 from stabilitygate.suite.model import ProviderConfig
 
 #: Used when the suite gives no `body`: everything the request has, under plain names.
@@ -48,7 +54,7 @@ class HttpAppConfig(HeaderedConfig):
     """`type: http`: the team's own application."""
 
     type: Literal["http"]
-    url: str = Field(min_length=1, description="http: the endpoint to call")
+    url: HttpUrl = Field(min_length=1, description="http: the endpoint to call")
     method: Literal["GET", "POST", "PUT", "PATCH"] | None = Field(None, description="http: the method")
     body: str | None = Field(None, description="http: a jinja2 template of the JSON body")
     completion_pointer: str | None = Field(None, description="http: RFC 6901 pointer to the completion in the response")
@@ -104,7 +110,7 @@ class HttpAppProvider(Provider):
         self._env_values = {name: env[name] for name in env_names}
         if "api_key" in header_variables(self._headers) and self._api_key is None:
             raise BadInput("provider.headers: ${api_key} is used but `api_key_env` is not set")
-        self._secrets = [s for s in (self._api_key, *env_secrets) if s]
+        self._secrets = [s for s in (self._api_key, *env_secrets, *environment_secrets(env)) if s]
         self._template = BodyTemplate(config.body or DEFAULT_BODY)
         self._render_limit_s = limit_for(timeout_s)
         # The sampler's concurrency is the limit, not the pool (httpx's default would cap it at 100).

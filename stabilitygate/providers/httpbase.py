@@ -20,9 +20,11 @@ from typing import Any
 import httpx
 
 from stabilitygate.providers.interface import FatalProviderError, ProviderError
-from stabilitygate.secrets import redact
+from stabilitygate.secrets import Secrets, redact
 
 PREVIEW_CHARS = 300
+#: An error message a provider's reply carries is shown this long, once redacted.
+ERROR_MESSAGE_CHARS = PREVIEW_CHARS
 # Error bodies are read only this far: enough for a message, never a memory problem.
 ERROR_BODY_BYTES = 64 * 1024
 
@@ -122,10 +124,9 @@ def _header(headers: Mapping[str, str], name: str) -> str | None:
 
 
 def _preview(body: str, secrets: Iterable[str]) -> str:
-    one_line = " ".join(body.split())
-    if len(one_line) > PREVIEW_CHARS:
-        one_line = one_line[:PREVIEW_CHARS] + "..."
-    return redact(one_line, secrets)
+    """The body on one line, redacted, then cut (never the other way round: a key that straddles the
+    cut would keep all but its last characters)."""
+    return Secrets.of(secrets).cut(" ".join(body.split()), PREVIEW_CHARS)
 
 
 def error_for_status(
@@ -261,7 +262,7 @@ async def request_json(
     try:
         return jsonlib.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
-        shown = _preview(body[:PREVIEW_CHARS].decode("utf-8", errors="replace"), secrets)
+        shown = _preview(body[:ERROR_BODY_BYTES].decode("utf-8", errors="replace"), secrets)
         raise ProviderError(
             f"the reply from {_safe_url(url, secrets)} is not JSON ({len(body)} bytes): {shown!r}",
             retryable=True,

@@ -16,8 +16,9 @@ from pydantic import Field
 
 from stabilitygate.errors import BadInput
 from stabilitygate.providers.config import EndpointConfig, check_header_variables, expand_headers
-from stabilitygate.providers.httpbase import ClientPool, request_json
+from stabilitygate.providers.httpbase import ERROR_MESSAGE_CHARS, ClientPool, request_json
 from stabilitygate.providers.interface import Completion, Provider, ProviderError, Request, TokenLogprob
+from stabilitygate.secrets import Secrets, environment_secrets
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 # The reply must be one JSON document: streaming is the one param that cannot pass through.
@@ -72,7 +73,8 @@ class OpenAIProvider(Provider):
         overridden = {name.lower() for name in custom}
         # The suite's headers win whatever their case (e.g. `api-key` for Azure, another Authorization).
         self._headers = {k: v for k, v in headers.items() if k.lower() not in overridden} | custom
-        self.secrets: tuple[str, ...] = tuple(s for s in secrets if s)
+        # The reply may echo any key of the environment (a gateway's error page, a model told one).
+        self.secrets: tuple[str, ...] = tuple(s for s in [*secrets, *environment_secrets(env)] if s)
         per_client = CONNECTIONS_PER_CLIENT
         limits = httpx.Limits(max_connections=None, max_keepalive_connections=per_client)
         if max_connections is not None:  # one client holding all: httpx queues what exceeds the cap
@@ -91,10 +93,13 @@ class OpenAIProvider(Provider):
             reply = await request_json(
                 client, "POST", self._url, json=body, headers=self._headers, secrets=self.secrets
             )
-        return parse_chat_completion(reply)
+        return parse_chat_completion(reply, Secrets.of(self.secrets))
 
     async def aclose(self) -> None:
         await self._clients.aclose()
+
+
+_NO_SECRETS = Secrets()
 
 
 def _bad_shape(message: str) -> ProviderError:
@@ -102,13 +107,13 @@ def _bad_shape(message: str) -> ProviderError:
     return ProviderError(f"openai: {message}", retryable=True, kind="bad_shape")
 
 
-def parse_chat_completion(reply: Any) -> Completion:
+def parse_chat_completion(reply: Any, secrets: Secrets = _NO_SECRETS) -> Completion:
     """The Completion in a chat.completion JSON body; ProviderError(kind="bad_shape") when it has none."""
     if not isinstance(reply, dict):
         raise _bad_shape(f"the reply is a JSON {type(reply).__name__}, not an object")
     if isinstance(reply.get("error"), dict) and "choices" not in reply:
         error = reply["error"]
-        raise _bad_shape(f"the reply is an error: {str(error.get('message', error))[:300]}")
+        raise _bad_shape(f"the reply is an error: {secrets.cut(str(error.get('message', error)), ERROR_MESSAGE_CHARS)}")
     choices = reply.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise _bad_shape("the reply has no choices")

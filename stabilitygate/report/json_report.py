@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from stabilitygate.judge.gate import VerdictCounts
 from stabilitygate.measure.summary import SuiteNumbers
+from stabilitygate.report.bounds import bounded, text_limit
 from stabilitygate.report.model import CaseResult, ParsedBy, Report, RunFacts, RunVerdict, SuiteRef, Summary
 from stabilitygate.results import CaseMeasurement, CaseVerdict
 from stabilitygate.suite.model import ResolvedCase
@@ -31,7 +32,8 @@ def build_report(
     verdict: RunVerdict,
 ) -> Report:
     """One CaseResult per case that was measured or judged, in suite order."""
-    by_measurement = {m.id: m for m in measurements}
+    limit = text_limit(measurements)  # the texts are cut to what a report's readers accept
+    by_measurement = {m.id: bounded(m, limit) for m in measurements}
     by_verdict = {v.id: v for v in verdicts}
     results = tuple(
         case_result(case, by_measurement.get(case.id), by_verdict.get(case.id))

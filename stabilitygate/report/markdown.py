@@ -326,7 +326,8 @@ def _details(case: CaseResult, limit: int) -> dict[str, Any]:
     metrics = m.metrics
     completions = []
     for row in m.completions[:TOP_COMPLETIONS]:
-        shown, cut = safe_text.truncate(row.text, limit)
+        shown, _ = safe_text.truncate(row.text, limit)
+        cut = (row.chars or len(row.text)) - len(shown)  # the report may have cut it already
         completions.append({"bar": safe_text.bar(row.count, n), "text": shown, "cut": cut})
     json_text = _json_text(case)
     answers = [
@@ -351,7 +352,7 @@ def _details(case: CaseResult, limit: int) -> dict[str, Any]:
         "n": n,
         "answers": answers,
         "completions": completions,
-        "more_completions": max(0, len(m.completions) - TOP_COMPLETIONS),
+        "more_completions": max(0, (metrics.unique_completions or len(m.completions)) - TOP_COMPLETIONS),
     }
 
 

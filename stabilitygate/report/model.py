@@ -18,6 +18,7 @@ from stabilitygate.against_baseline import AgainstBaseline
 from stabilitygate.judge.gate import VerdictCounts
 from stabilitygate.measure.summary import SuiteNumbers
 from stabilitygate.metrics import Agreement, Metrics, SampleCount
+from stabilitygate.names import CaseId, PathText, SuiteName
 from stabilitygate.report.judge_facts import JudgeFacts
 from stabilitygate.report.run_facts import BaselineFacts, EmbeddingFacts, RunFacts, SamplingFacts
 from stabilitygate.results import (
@@ -134,7 +135,7 @@ class CaseResult:
     """One case in the report: what was measured, its primary agreement, the judge's verdict and
     where it stands against the baseline (`baseline`)."""
 
-    id: str
+    id: CaseId
     line: Integer | None = None
     hash: str = ""
     verdict: VerdictName
@@ -221,8 +222,8 @@ class CaseResult:
 
 @dataclass(frozen=True)
 class SuiteRef:
-    path: str
-    name: str
+    path: PathText
+    name: SuiteName
 
 
 @dataclass(frozen=True)

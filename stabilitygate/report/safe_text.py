@@ -19,7 +19,10 @@ _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u20
 _MENTION = re.compile(r"([@＠])(?=[A-Za-z0-9_])")
 _REFERENCE = re.compile(r"#(?=\d)")
 _GH_REFERENCE = re.compile(r"(?i)\b(gh-)(?=\d)")  # GitHub links GH-123 as it links #123
-_BACKTICKS = re.compile(r"`+")
+_FENCE_RUNS = {"`": re.compile(r"`+"), "~": re.compile(r"~+")}
+#: cmark-gfm (GitHub's renderer) keeps at most 255 of a fence's characters, so a line of 255 closes
+#: any longer fence: a text holding such a run of both characters goes in an HTML-escaped <pre>.
+MAX_FENCE = 255
 _WWW = re.compile(r"(?i)\bwww\.")
 # ASCII punctuation that can start Markdown syntax inline: emphasis, links (and so images and
 # footnotes), code, tables, strikethrough, math, headings; `&<>` become entities. The rest is inert
@@ -87,12 +90,19 @@ def html_text(text: str, limit: int = 200) -> str:
 
 
 def fence(text: str, info: str = "text") -> str:
-    """A fenced code block that no line of `text` can close: longer than any backtick run in it."""
+    """A code block that no line of `text` can close.
+
+    A fence of backticks one longer than any backtick run in the text, else of tildes (a fence
+    never holds more than `MAX_FENCE` characters), else an HTML-escaped `<pre>` block, which only
+    a `</pre>` would end and no escaped text can write.
+    """
     text = clean(text)
-    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
-    marks = "`" * max(3, longest + 1)
     body = text if text.endswith("\n") or not text else text + "\n"
-    return f"{marks}{info}\n{body}{marks}"
+    for mark, runs in _FENCE_RUNS.items():
+        length = max(3, max((len(run) for run in runs.findall(text)), default=0) + 1)
+        if length <= MAX_FENCE:
+            return f"{mark * length}{info}\n{body}{mark * length}"
+    return f"<pre>\n{no_pings(html.escape(body, quote=False))}</pre>"
 
 
 def bar(count: int, total: int, width: int = 10) -> str:
@@ -108,9 +118,13 @@ def bar(count: int, total: int, width: int = 10) -> str:
     return "█" * filled + "░" * (width - filled) + f" {count}/{total}"
 
 
+#: A marker names the suite; a report read back is bounded already, this bounds any caller.
+MAX_MARKER_NAME = 100
+
+
 def marker_name(name: str) -> str:
-    """The suite name as it may appear inside an HTML comment marker: no `--`, no `>`."""
-    safe = re.sub(r"[^A-Za-z0-9_.]+", "-", name).strip("-")
+    """The suite name as it may appear inside an HTML comment marker: no `--`, no `>`, not long."""
+    safe = re.sub(r"[^A-Za-z0-9_.]+", "-", name[: MAX_MARKER_NAME * 2]).strip("-")[:MAX_MARKER_NAME].strip("-")
     return safe or "suite"
 
 

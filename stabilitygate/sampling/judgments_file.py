@@ -15,8 +15,10 @@ import os
 from pathlib import Path
 from typing import Any
 
+from stabilitygate.atomic import open_lines
 from stabilitygate.bounded import MAX_SAMPLES_BYTES, read_bytes_bounded
 from stabilitygate.errors import BadInput
+from stabilitygate.jsonfile import parse_line
 from stabilitygate.measure.entailment import Judgment, PairKey
 
 log = logging.getLogger(__name__)
@@ -40,7 +42,7 @@ def start_judgments_file(path: str | os.PathLike[str]) -> None:
     """An empty judgments file at `path` (a run records afresh, as its samples file)."""
     try:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text("", encoding="utf-8")
+        open_lines(path, append=False).close()
     except OSError as exc:
         raise BadInput(f"cannot write the judgments file: {exc.strerror or exc}", path=str(path)) from exc
 
@@ -48,7 +50,7 @@ def start_judgments_file(path: str | os.PathLike[str]) -> None:
 def append_judgment(path: str | os.PathLike[str], key: PairKey, judgment: Judgment, case: str) -> None:
     """One judgment appended as its line, flushed at once (an interrupted run keeps what it asked)."""
     try:
-        with open(path, "a", encoding="utf-8", newline="\n") as handle:
+        with open_lines(path, append=True) as handle:
             handle.write(judgment_line(key, judgment, case) + "\n")
     except OSError as exc:
         raise BadInput(f"cannot write the judgments file: {exc.strerror or exc}", path=str(path)) from exc
@@ -71,12 +73,12 @@ def read_judgments(path: str | os.PathLike[str]) -> dict[PairKey, Judgment]:
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
+            obj = parse_line(raw)
+        except ValueError as exc:
             if cut_last and number == len(lines):
                 log.warning("%s:%d: dropped the last line, cut short (the run was interrupted?)", shown, number)
                 continue
-            raise BadInput("not valid JSON (one judgment a line)", path=shown, line=number) from exc
+            raise BadInput(f"{exc} (one judgment a line)", path=shown, line=number) from exc
         key, judgment = _to_judgment(obj, shown, number)
         found[key] = judgment
     return found

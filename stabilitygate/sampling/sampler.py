@@ -148,7 +148,7 @@ class _Run:
             usage=usage,
             finish_reason=_redacted(completion.finish_reason, hide),
             attempts=attempts,
-            logprobs=_redacted_logprobs(completion.logprobs, hide),
+            logprobs=_redacted_logprobs(completion.logprobs, self.secrets),
         )
 
     def failed(self, job: _Job, error: ProviderError, attempts: int, latency_ms: float, note: str = "") -> Sample:
@@ -266,16 +266,15 @@ def _redacted(text: str | None, hide: Callable[[str], str]) -> str | None:
     return None if text is None else hide(text)
 
 
-def _redacted_logprobs(
-    tokens: Sequence[TokenLogprob] | None, hide: Callable[[str], str]
-) -> tuple[tuple[Any, ...], ...] | None:
-    """The compact logprobs, each token redacted; none at all when a secret spans several tokens
-    (no single token holds it, but together they spell it)."""
+def _redacted_logprobs(tokens: Sequence[TokenLogprob] | None, secrets: Secrets) -> tuple[tuple[Any, ...], ...] | None:
+    """The compact logprobs, each token redacted; none at all when the tokens and their runner-ups,
+    taken one of each position in any mix, spell a secret that no single entry holds."""
     if tokens is None:
         return None
+    hide = secrets.redact
     compact = tuple((hide(t.token), t.logprob, _redacted(t.runner_up, hide), t.runner_up_logprob) for t in tokens)
-    joined = "".join(token for token, *_ in compact)
-    return compact if hide(joined) == joined else None
+    lattice = [(token,) if runner_up is None else (token, runner_up) for token, _, runner_up, _ in compact]
+    return None if secrets.spelled_by(lattice) else compact
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -11,8 +11,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+from stabilitygate.atomic import open_lines
 from stabilitygate.bounded import MAX_SAMPLES_BYTES, read_bytes_bounded
 from stabilitygate.errors import BadInput
+from stabilitygate.jsonfile import parse_line
 from stabilitygate.samples import Sample
 
 log = logging.getLogger(__name__)
@@ -50,7 +52,7 @@ class SamplesWriter:
     def __enter__(self) -> SamplesWriter:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._handle = open(self.path, "a" if self.append else "w", encoding="utf-8", newline="\n")
+            self._handle = open_lines(self.path, append=self.append)
         except OSError as exc:
             raise BadInput(f"cannot write the samples file: {exc.strerror or exc}", path=str(self.path)) from exc
         return self
@@ -96,16 +98,15 @@ def read_samples(path: str | os.PathLike[str], *, on_warning: Callable[[str], No
             continue
         is_cut = cut_last and number == len(lines)
         try:
-            obj = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
+            obj = parse_line(raw)
+        except ValueError as exc:
             if is_cut:
                 message = f"{shown}:{number}: dropped the last line, cut short (the run was interrupted?)"
                 log.warning(message)
                 if on_warning is not None:
                     on_warning(message)
                 continue
-            reason = "not UTF-8" if isinstance(exc, UnicodeDecodeError) else f"not valid JSON ({exc})"
-            raise BadInput(reason, path=shown, line=number) from exc
+            raise BadInput(str(exc), path=shown, line=number) from exc
         sample = _to_sample(obj, shown, number)
         key = (sample.case, sample.index)
         if key in first_seen:

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import Field
 
+from stabilitygate.patterns import compile_pattern
 from stabilitygate.suite.strict import Strict
 
 #: Parsers whose answer is a string, so that `expected` may be a matcher instead of a value
@@ -45,8 +46,8 @@ def expected_matcher(value: dict[Any, Any]) -> ExpectedMatcher:
     if key == "contains":
         return ContainsExpected(contains=str(given))
     try:
-        re.compile(str(given))
-    except re.error as exc:
+        compile_pattern(str(given))
+    except ValueError as exc:
         raise ValueError(f"`regex` does not compile: {exc}") from exc
     return RegexExpected(regex=str(given))
 

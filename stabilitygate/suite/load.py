@@ -22,6 +22,11 @@ from stabilitygate.suite.sizes import check_sizes
 from stabilitygate.suite.strict import NEVER_ECHOED
 
 Path_ = tuple[str | int, ...]
+#: YAML aliases may stand for this many nodes in all, beyond the nodes the file writes: reusing a
+#: provider block in every case fits, a "billion laughs" of nested aliases does not (docs/design.md §15).
+MAX_ALIASED_NODES = 100_000
+#: An integer of more digits than this is no count or setting of a suite (Python refuses past 4,300).
+MAX_INTEGER_DIGITS = 100
 _PYDANTIC_TAG = re.compile(r"[a-z][\w-]*\[.*\]|str|int|float|bool|none|dict|list")
 
 
@@ -72,6 +77,7 @@ def parse_suite_file(text: str, shown: str) -> ParsedSuite:
     """The suite in `text` (from the file `shown`), checked as far as the file alone can be."""
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
+        _check_expansion(node, shown)  # before anything walks the tree with its aliases expanded
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
@@ -85,7 +91,7 @@ def parse_suite_file(text: str, shown: str) -> ParsedSuite:
     if not isinstance(data, dict):
         raise BadInput("expected a mapping with version, name, provider and cases at the top", path=shown, line=1)
     lines: dict[Path_, int] = {}
-    _index_lines(node, (), lines, shown)
+    _LineIndex(lines, shown).visit(node, ())
     _check_duplicate_ids(data, lines, shown)
     try:
         suite = Suite.model_validate(data)
@@ -108,22 +114,85 @@ def _check_canaries(loaded: ParsedSuite) -> None:
         )
 
 
-def _index_lines(node: yaml.Node | None, path: Path_, lines: dict[Path_, int], shown: str) -> None:
-    if node is None:
+def _check_expansion(root: yaml.Node | None, shown: str) -> None:
+    """BadInput when the file's aliases stand for more than `MAX_ALIASED_NODES` nodes beyond the ones
+    it writes (or for themselves: a cycle), or a scalar is an integer too long to be a number of the
+    suite. Each distinct node is visited once and its subtree's size summed from its children's, so a
+    bomb costs no more time than its own text."""
+    if root is None:
         return
-    lines.setdefault(path, node.start_mark.line + 1)
+    sizes: dict[int, int] = {}  # id(node) -> nodes in its subtree, aliases expanded (0: in progress)
+    finished: list[yaml.Node] = []
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if children_done:
+            sizes[id(node)] = 1 + sum(sizes[id(child)] for child in _children(node))
+            finished.append(node)
+        elif id(node) in sizes:
+            if sizes[id(node)] == 0:  # met again on its own way down: it contains itself
+                raise BadInput(
+                    "not valid YAML: an alias refers to a node that contains it",
+                    path=shown,
+                    line=node.start_mark.line + 1,
+                )
+        else:
+            if isinstance(node, yaml.ScalarNode):
+                _check_integer(node, shown)
+            sizes[id(node)] = 0
+            stack.append((node, True))
+            stack.extend((child, False) for child in _children(node))
+    allowed = MAX_ALIASED_NODES + len(sizes)
+    for node in finished:  # the innermost node past the bound is where the file says too much
+        if sizes[id(node)] > allowed:
+            raise BadInput(
+                f"not valid YAML: its aliases stand for more than {MAX_ALIASED_NODES:,} nodes besides the "
+                "ones it writes (nested aliases expand exponentially); repeat fewer blocks by alias",
+                path=shown,
+                line=node.start_mark.line + 1,
+            )
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
     if isinstance(node, yaml.MappingNode):
-        keys: set[Any] = set()
-        for key_node, value_node in node.value:
-            key = key_node.value
-            if key in keys:
-                raise BadInput(f"duplicate key {key!r}", path=shown, line=key_node.start_mark.line + 1)
-            keys.add(key)
-            lines[(*path, key)] = key_node.start_mark.line + 1
-            _index_lines(value_node, (*path, key), lines, shown)
-    elif isinstance(node, yaml.SequenceNode):
-        for i, item in enumerate(node.value):
-            _index_lines(item, (*path, i), lines, shown)
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _check_integer(node: yaml.ScalarNode, shown: str) -> None:
+    if node.tag == "tag:yaml.org,2002:int" and sum(ch.isdigit() for ch in node.value) > MAX_INTEGER_DIGITS:
+        raise BadInput(
+            f"a number of {sum(ch.isdigit() for ch in node.value):,} digits (expected at most {MAX_INTEGER_DIGITS})",
+            path=shown,
+            line=node.start_mark.line + 1,
+        )
+
+
+class _LineIndex:
+    """The line of every node, by its path in the document (aliases expanded: bounded beforehand)."""
+
+    def __init__(self, lines: dict[Path_, int], shown: str) -> None:
+        self.lines = lines
+        self.shown = shown
+
+    def visit(self, node: yaml.Node | None, path: Path_) -> None:
+        if node is None:
+            return
+        self.lines.setdefault(path, node.start_mark.line + 1)
+        if isinstance(node, yaml.MappingNode):
+            keys: set[Any] = set()
+            for key_node, value_node in node.value:
+                key = key_node.value
+                if key in keys:
+                    raise BadInput(f"duplicate key {key!r}", path=self.shown, line=key_node.start_mark.line + 1)
+                keys.add(key)
+                self.lines[(*path, key)] = key_node.start_mark.line + 1
+                self.visit(value_node, (*path, key))
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                self.visit(item, (*path, i))
 
 
 def _check_duplicate_ids(data: dict[str, Any], lines: Mapping[Path_, int], shown: str) -> None:

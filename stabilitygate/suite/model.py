@@ -24,7 +24,10 @@ from pydantic import (
 )
 
 from stabilitygate.metrics import MAX_SAMPLES
+from stabilitygate.names import CASE_ID_PATTERN, MAX_CASE_ID_CHARS, MAX_SUITE_NAME_CHARS
+from stabilitygate.patterns import compile_pattern
 from stabilitygate.suite.expected import EXPECTED_JSON_SCHEMA, check_choice_expected, check_expected
+from stabilitygate.suite.schema_loops import self_applying_loop
 from stabilitygate.suite.strict import Strict
 
 Normalization = Literal["strip", "lower", "whitespace", "punctuation"]
@@ -208,6 +211,12 @@ class AnswerSpec(Strict):
                 Draft202012Validator.check_schema(self.schema_)
             except SchemaError as exc:
                 raise ValueError(f"schema is not a valid JSON Schema: {exc.message}") from exc
+            loop = self_applying_loop(self.schema_)
+            if loop is not None:
+                raise ValueError(
+                    f"schema: the subschema at {loop} applies itself to the same value without end "
+                    "(a $ref that leads back to itself); validating with it would never finish"
+                )
         return self
 
     @property
@@ -246,8 +255,8 @@ def _check_labels(labels: list[str]) -> None:
 
 def _check_regex(pattern: str) -> None:
     try:
-        compiled = re.compile(pattern)
-    except re.error as exc:
+        compiled = compile_pattern(pattern)
+    except ValueError as exc:
         raise ValueError(f"regex does not compile: {exc}") from exc
     if compiled.search("") is not None:
         raise ValueError(
@@ -262,7 +271,7 @@ class Message(Strict):
 
 
 class Case(Strict):
-    id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$", max_length=200)
+    id: str = Field(pattern=CASE_ID_PATTERN, max_length=MAX_CASE_ID_CHARS)
     description: str | None = None
     system: str | None = None
     prompt: str | None = None
@@ -300,7 +309,7 @@ class Case(Strict):
 
 class Suite(Strict):
     version: Literal[1] = Field(description="Suite format version")
-    name: str = Field(min_length=1, max_length=100, pattern=r"^[^\n<>]*$")
+    name: str = Field(min_length=1, max_length=MAX_SUITE_NAME_CHARS, pattern=r"^[^\n<>]*$")
     provider: ProviderMapping
     sampling: Sampling = Sampling()
     embedding: Embedding = Embedding()

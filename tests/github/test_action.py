@@ -99,6 +99,15 @@ embedding: {{enabled: false}}
     return path, text.splitlines().index("  - id: wobbly") + 1
 
 
+@dataclass
+class Started:
+    """entrypoint.py running, and the runner's files it writes its outputs and summary to."""
+
+    process: subprocess.Popen[str]
+    output: Path
+    summary: Path
+
+
 class Runner:
     """Runs entrypoint.py as the runner runs a Docker action: its env, its workspace, its files."""
 
@@ -118,7 +127,15 @@ class Runner:
         path.write_text(json.dumps(payload), encoding="utf-8")
         return {"GITHUB_EVENT_NAME": name, "GITHUB_EVENT_PATH": str(path)}
 
-    def run(self, inputs: dict[str, str], event: dict[str, str] | None = None) -> Run:
+    def run(
+        self, inputs: dict[str, str], event: dict[str, str] | None = None, env: dict[str, str] | None = None
+    ) -> Run:
+        return self.finish(self.start(inputs, event, env))
+
+    def start(
+        self, inputs: dict[str, str], event: dict[str, str] | None = None, env: dict[str, str] | None = None
+    ) -> Started:
+        """entrypoint.py started as the runner starts the container; `finish` waits for it."""
         self.count += 1
         commands = self.temp / "_runner_file_commands"
         output, summary = commands / f"set_output_{self.count}", commands / f"step_summary_{self.count}"
@@ -134,7 +151,7 @@ class Runner:
             "fail-on": "regression",
             "working-directory": "",
         }
-        env = {
+        variables = {
             "PATH": os.environ["PATH"],
             "PYTHONPATH": str(ROOT),  # the image installs the package; here it is the checkout
             "HOME": str(self.temp / "_github_home"),
@@ -149,22 +166,27 @@ class Runner:
             "E2E_API_KEY": API_KEY,
             **(event or self.event("pull_request", {"number": PR, "pull_request": {"number": PR}})),
             **{f"INPUT_{name.upper()}": value for name, value in {**defaults, **inputs}.items()},
+            **(env or {}),
         }
-        done = subprocess.run(
+        process = subprocess.Popen(
             [sys.executable, str(ROOT / "entrypoint.py")],
             cwd=self.workspace,
-            env=env,
-            capture_output=True,
+            env=variables,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            timeout=120,
-            check=False,
         )
+        return Started(process, output, summary)
+
+    @staticmethod
+    def finish(started: Started, timeout: float = 120) -> Run:
+        stdout, stderr = started.process.communicate(timeout=timeout)
         return Run(
-            done.returncode,
-            done.stdout,
-            done.stderr,
-            read_outputs(output),
-            summary.read_text(encoding="utf-8"),
+            started.process.returncode,
+            stdout,
+            stderr,
+            read_outputs(started.output),
+            started.summary.read_text(encoding="utf-8"),
         )
 
     def all_text(self) -> str:

@@ -164,3 +164,34 @@ def test_paths_inside_the_workspace_resolve_and_others_name_the_input(tmp_path: 
         confined(tmp_path, tmp_path / "sub", "../../x", named="input `suite`")
     with pytest.raises(BadInput, match="input `working-directory`: 'nope' is not a directory in the workspace"):
         working_directory(tmp_path, "nope")
+
+
+def test_the_output_directory_may_hold_files_and_directories_only(tmp_path: Path) -> None:
+    """Issue 25, item 3: no symbolic link, hard link, FIFO or socket under .stabilitygate/."""
+    from stabilitygate.github.paths import refuse_links
+
+    out = tmp_path / ".stabilitygate"
+    (out / "embeddings" / "model").mkdir(parents=True)
+    (out / "report.json").write_text("{}")
+    (out / "embeddings" / "model" / "entry").write_bytes(b"x")
+    refuse_links(out, tmp_path)  # a directory the gate wrote itself
+    refuse_links(tmp_path / "missing", tmp_path)  # none yet
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "file").write_text("precious")
+    planted = {
+        "a symbolic link": lambda p: p.symlink_to(outside / "file"),
+        "a hard link to another file": lambda p: os.link(outside / "file", p),
+        "neither a file nor a directory": os.mkfifo,
+    }
+    for why, plant in planted.items():
+        path = out / "embeddings" / "model" / "planted"
+        plant(path)
+        with pytest.raises(BadInput, match=f"'.stabilitygate/embeddings/model/planted' is {why}"):
+            refuse_links(out, tmp_path)
+        path.unlink()
+    linked = tmp_path / "linked"
+    linked.symlink_to(out)
+    with pytest.raises(BadInput, match="'linked' is a symbolic link"):
+        refuse_links(linked, tmp_path)
+    assert (outside / "file").read_text() == "precious"

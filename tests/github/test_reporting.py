@@ -39,3 +39,15 @@ def case_result(case_id: str, verdict: str) -> CaseResult:
         primary=None,
         baseline=None,
     )
+
+
+@pytest.mark.parametrize("closer", ["`" * 255, "`" * 256 + "\n" + "~" * 300], ids=["255-backticks", "both"])
+def test_no_log_line_closes_the_fallback_summarys_fence(closer: str) -> None:
+    """The fallback summary shows log lines a provider or a command wrote (issue 25, item 2)."""
+    from stabilitygate.secrets import Secrets
+    from tests.report.test_markdown import parse
+
+    tail = ["stabilitygate: error: the command said:", closer, "## ✅ pass", "<img src=https://evil.example/p.gif>"]
+    page = parse(reporting.fallback_summary(3, tail, Secrets()))
+    assert [tag for tag, _ in page.tags].count("h2") == 1 and "img" not in [tag for tag, _ in page.tags]
+    assert "✅ pass" in "".join(page.code) and "✅ pass" not in "".join(page.prose)

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -309,3 +310,47 @@ def test_a_number_answer_reads_with_the_rules_of_the_number_reader() -> None:
 def test_expected_that_cannot_match_stays_distinct() -> None:
     assert normalize_expected(spec(choice=["A", "B"]), "Z") == "Z"
     assert normalize_expected(spec(json="/x"), "Queens") != normalize_expected(spec(json="/x"), "queens")
+
+
+class CountingDecoder:
+    """The parser's decoder, counting the characters it reads on each start (issue 25, item 6)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.read = 0
+
+    def raw_decode(self, text: str, start: int = 0) -> Any:
+        try:
+            doc, end = self.inner.raw_decode(text, start)
+        except json.JSONDecodeError as exc:
+            self.read += max(exc.pos - start, 1)
+            raise
+        self.read += end - start
+        return doc, end
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        ("[" + "1," * 500) * 200,  # every start an open array read to the end of the text
+        '{"a": [' * 300 + "x" * 100_000,
+        ("see [1, 2, " + "3, " * 2000 + "oops ") * 50 + '{"answer": 7}',
+    ],
+    ids=["nested-open-arrays", "deep-then-prose", "many-broken-lists"],
+)
+def test_the_json_hunt_reads_each_character_a_bounded_number_of_times(
+    monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    from stabilitygate.measure import parsers
+
+    counting = CountingDecoder(parsers._DECODER)
+    monkeypatch.setattr(parsers, "_DECODER", counting)
+    parse_answer(AnswerSpec.model_validate({"json": ""}), text)
+    # The whole text once, the hunt's budget of 4 reads a character, the one start that crosses it:
+    # was up to 2,000 times the text.
+    assert counting.read <= len(text) + (4 * len(text) + 64 * 1024) + len(text)
+
+
+def test_the_json_hunt_still_finds_a_document_after_prose_and_broken_starts() -> None:
+    text = "Here [is] my {answer}, and then: " + '{"answer": 7} and that is all'
+    assert parse_answer(AnswerSpec.model_validate({"json": "/answer"}), text).value == "7"

@@ -134,3 +134,20 @@ def test_a_warm_up_that_never_ends_is_a_provider_error_past_its_bound() -> None:
     with pytest.raises(ProviderError, match=r"^waited 0.01 s for the provider to load its model"):
         asyncio.run(_warm_up({"c": provider}, limit_s=0.01))
     asyncio.run(_close({"c": provider}, limit_s=0.01))  # returns: a stuck close is left to the exit
+
+
+def test_sampling_gives_the_runs_own_sigterm_handler_back(tmp_path: Path) -> None:
+    """The sampler's loop handles SIGTERM while it samples, then the run's handler is back (issue 25,
+    item 8): a SIGTERM while the judge is asked or the comment posted must not kill the process."""
+    import signal
+
+    from stabilitygate import api
+    from stabilitygate.failures import sigterm_interrupts
+
+    with ScriptedOpenAI({}, default="x") as server:
+        suite = write_suite(tmp_path, server.base_url, [{"id": "a", "prompt": "q"}])
+        with sigterm_interrupts():
+            installed = signal.getsignal(signal.SIGTERM)
+            assert callable(installed)
+            api.run(suite, embedding_cache="off")
+            assert signal.getsignal(signal.SIGTERM) is installed

@@ -155,3 +155,35 @@ def test_merge_keeps_the_sampling_facts_of_every_shard(tmp_path: Path, run_cli: 
     assert set(sampling["early_stopped"]) == {"vary"}
     assert sampling["interrupted"] is False and sampling["fatal_error"] is None
     assert sampling["shard"] is None
+
+
+@pytest.mark.parametrize("named", ["absolute", "../outside/secret.jsonl"])
+def test_merge_reads_a_shards_samples_only_beside_its_report(tmp_path: Path, run_cli: RunCli, named: str) -> None:
+    """A shard report may come from a fork's job: the samples file it names is looked for beside the
+    report, by its name, and nowhere else (issue 25, item 4)."""
+    artifact = tmp_path / "artifact"
+    artifact.mkdir()
+    report, samples = artifact / "report.json", artifact / "samples.jsonl"
+    with ScriptedOpenAI({"q1": [("Paris", 1)]}) as server:
+        suite = write_suite(tmp_path, server.base_url, [{"id": "c1", "prompt": "q1"}])
+        code, _ = run_cli(
+            "run", str(suite), "--no-progress", "--shard", "1/1", "--samples-out", str(samples), report=report
+        )
+    assert code == 0
+    outside = tmp_path / "outside" / "secret.jsonl"
+    outside.parent.mkdir()
+    outside.write_text(
+        "".join(json.dumps({"case": "c1", "index": i, "text": "SECRET-FROM-OUTSIDE"}) + "\n" for i in range(10))
+    )
+    data = json.loads(report.read_text())
+    data["run"]["sampling"]["samples_file"] = str(outside) if named == "absolute" else named
+    report.write_text(json.dumps(data))
+    samples.unlink()
+    code, merged = run_cli("merge", str(report), report=tmp_path / "merged.json")
+    assert code == 2 and merged is None
+    # The file of that name beside the report is the one read.
+    samples.write_text(outside.read_text().replace("SECRET-FROM-OUTSIDE", "Paris"))
+    (artifact / "secret.jsonl").write_text(samples.read_text())
+    code, merged = run_cli("merge", str(report), report=tmp_path / "merged.json")
+    assert code == 0 and merged is not None
+    assert "SECRET" not in json.dumps(merged) and merged["cases"][0]["completions"] == [{"text": "Paris", "count": 10}]

@@ -274,3 +274,12 @@ def test_end_to_end_an_overload_is_retried_and_tool_answers_agree(
     assert case["answers"] == [{"answer": '"Queens"', "count": 4}]  # canonical JSON
     assert server.count == 5  # the overloaded attempt, then four answers
     assert KEY not in report_path.read_text()
+
+
+def test_an_error_message_is_redacted_before_it_is_cut(server: ScriptedAnthropic) -> None:
+    """A key straddling the 300th character of the message leaves nothing of itself (issue 25, item 5)."""
+    straddling = "x" * 280 + KEY + " and more"
+    server.queue(Reply(200, {"type": "error", "error": {"type": "overloaded_error", "message": straddling}}))
+    error = failure(provider(server))
+    assert "x" * 280 + "***" in str(error)
+    assert not [n for n in range(8, len(KEY)) if KEY[:n] in str(error)]

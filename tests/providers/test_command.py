@@ -295,3 +295,27 @@ def _running(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return state not in ("Z", "X")
+
+
+SHOW = "import os; print(sorted(k for k in os.environ if k.startswith(('INPUT_', 'ACTIONS_', 'MY_'))))"
+
+
+def test_the_runners_variables_are_withheld_unless_passed_on_purpose() -> None:
+    """Issue 25, item 1: `INPUT_*` (the job's token) and `ACTIONS_*` are not inherited by default."""
+    env = {
+        **os.environ,
+        "INPUT_GITHUB-TOKEN": "ghs_token_0123456789",
+        "INPUT_SUITE": "s.yml",
+        "ACTIONS_RUNTIME_TOKEN": "runtime-0123456789",
+        "MY_SETTING": "kept",
+    }
+    assert complete(provider(environ=env, command=[PY, "-c", SHOW])).text == "['MY_SETTING']"
+    passed = provider(environ=env, command=[PY, "-c", SHOW], pass_env=["INPUT_GITHUB-TOKEN", "actions_runtime_token"])
+    assert complete(passed).text == "['ACTIONS_RUNTIME_TOKEN', 'INPUT_GITHUB-TOKEN', 'MY_SETTING']"
+
+
+def test_a_token_the_child_found_elsewhere_is_redacted_before_stderr_is_cut() -> None:
+    env = {**os.environ, "INPUT_GITHUB-TOKEN": "ghs_" + "t" * 40}
+    script = "import sys; sys.exit('x' * 490 + ' ' + 'ghs_' + 't' * 40)"
+    error = failure(provider(environ=env, command=[PY, "-c", script]))
+    assert "ghs_" not in str(error) and "***" in str(error)

@@ -88,7 +88,7 @@ def test_extra_headers_expand_variables_and_may_replace_authorization() -> None:
         _complete(provider, _request())
         (received,) = server.requests
     assert received.headers["api-key"] == "az-secret" and received.headers["x-team"] == "gate"
-    assert provider.secrets == (KEY, "az-secret")
+    assert set(provider.secrets) == {KEY, "az-secret"}  # named, and named like keys
 
 
 def test_missing_key_variable_is_bad_input() -> None:

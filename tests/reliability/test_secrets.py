@@ -15,7 +15,7 @@ import pytest
 from stabilitygate.cli import main
 from tests.pipeline.conftest import write_suite
 from tests.reliability.conftest import ROOT, Row
-from tests.support.app_server import AnswerApp, key_spellings
+from tests.support.app_server import AnswerApp, key_spellings, more_key_spellings
 from tests.support.openai_server import Fault, ScriptedOpenAI
 
 KEY = "sk-test-SECRET-0123456789abcdef"
@@ -214,3 +214,101 @@ OUTPUT_FLAGS = {"--samples-out": "s.jsonl", "--report-json": "r.json", "--markdo
 
 def flags_for(outputs: dict[str, Path]) -> list[str]:
     return [part for flag, path in outputs.items() for part in (flag, str(path))]
+
+
+def partial_keys(secret: str, everything: str, shortest: int = 8) -> list[str]:
+    """The prefixes of `secret` at least `shortest` long found in the text: what a cut left behind."""
+    return [secret[:n] for n in range(len(secret), shortest - 1, -1) if secret[:n] in everything][:1]
+
+
+@pytest.mark.parametrize(
+    ("variable", "status"),
+    [("GATE_KEY", 500), ("GATE_KEY", 200), ("GITHUB_TOKEN", 500)],
+    ids=["named-key-in-an-error-body", "named-key-in-a-200-error-reply", "unnamed-token-in-an-error-body"],
+)
+def test_a_key_straddling_the_preview_cut_is_redacted_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], variable: str, status: int
+) -> None:
+    """Error bodies are shown cut to 300 characters: redacted first, then cut (issue 25, item 5)."""
+    secret = KEY if variable == "GATE_KEY" else "ghs_jobTokenStraddlingTheCut0123456789"
+    monkeypatch.setenv("GATE_KEY", KEY)
+    monkeypatch.setenv(variable, secret)
+    # Cut at 300 characters: the message of a 200 reply, or the one-line preview of a 500's body.
+    pad = 280 if status == 200 else 300 - len('{"error": {"message": "') - 22
+    message = "x" * pad + secret + " and then the rest of the error"
+    body = json.dumps({"error": {"message": message, "type": "server_error"}})
+    start = pad if status == 200 else body.index(secret)
+    assert start + 12 <= 300 < start + len(secret)  # a cut would keep 12 or more of its characters
+    with ScriptedOpenAI({}, default="A", faults=[Fault("status", status=status, body=body)]) as server:
+        code, everything = run_everything(tmp_path, server.base_url, capsys)
+    assert code == 3, everything
+    assert "x" * 200 in everything  # the error body was shown, cut
+    assert partial_keys(secret, everything) == []
+
+
+CREDENTIALS = {
+    "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "SSH_PRIVATE_KEY": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU\n-----END-----",
+    "NPM_AUTH": "npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+    "GITHUB_PAT": "github_pat_11AAAAAAA0123456789abcdef",
+}
+DATABASE_URL = "postgres://app:db-Passw0rd-never-shown@db.internal:5432/app"
+SPELLING_SCRIPT = (
+    "import os\n"
+    "from tests.support.app_server import more_key_spellings\n"
+    "names = " + repr(sorted(CREDENTIALS)) + "\n"
+    "parts = list(more_key_spellings(os.environ['ECHO_KEY']).values()) + [os.environ[n] for n in names]\n"
+    "parts.append('db-Passw0rd-never-shown')\n"
+    "print(' | '.join(parts))\n"
+)
+
+
+def test_every_spelling_and_every_credential_of_the_environment_is_redacted_in_every_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 11: the spellings and the credential names the first round of hardening let through."""
+    monkeypatch.setenv("ECHO_KEY", ECHO_KEY)
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))  # the command imports the spellings from tests
+    monkeypatch.setenv("DATABASE_URL", DATABASE_URL)
+    for name, value in CREDENTIALS.items():
+        monkeypatch.setenv(name, value)
+    command = {"type": "command", "command": [sys.executable, "-c", SPELLING_SCRIPT], "api_key_env": "ECHO_KEY"}
+    suite = write_suite(tmp_path, "http://127.0.0.1:9/v1", [{"id": "spell", "prompt": "q"}], provider=command,
+                        sampling={"samples": 2, "concurrency": 2})  # fmt: skip
+    outputs = {flag: tmp_path / name for flag, name in OUTPUT_FLAGS.items()}
+    code = main(["run", str(suite), "--no-progress", "--update-baseline", *flags_for(outputs)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    samples = [json.loads(line) for line in outputs["--samples-out"].read_text().splitlines()]
+    expected = len(more_key_spellings(ECHO_KEY)) + len(CREDENTIALS) + 1
+    assert samples and {s["text"].count("***") for s in samples} == {expected}
+    assert {part.strip() for part in samples[0]["text"].split("|")} == {"***"}
+    leaked = [*more_key_spellings(ECHO_KEY).values(), *CREDENTIALS.values(), "db-Passw0rd-never-shown"]
+    for path in [*outputs.values(), tmp_path / "suite.baseline.json"]:
+        text = path.read_text()
+        assert [value for value in leaked if value in text] == [], path.name
+    assert [value for value in leaked if value in captured.out + captured.err] == []
+
+
+def test_a_key_too_short_to_redact_is_left_alone_with_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 12: a one-letter key must not rewrite every `k` of the completions and of the usage keys."""
+    monkeypatch.setenv("GATE_KEY", "k")
+    with ScriptedOpenAI({}, default="the kind keeper knocked", api_key="k", fingerprint="fp_fake") as server:
+        suite = write_suite(
+            tmp_path,
+            server.base_url,
+            [{"id": "q", "prompt": "q"}],
+            provider={"type": "openai", "model": "m", "base_url": server.base_url, "api_key_env": "GATE_KEY"},
+            sampling={"samples": 2},
+        )
+        samples = tmp_path / "s.jsonl"
+        code = main(["run", str(suite), "--no-progress", "--samples-out", str(samples)])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    [warning] = [line for line in err.splitlines() if "GATE_KEY" in line]
+    assert "too short to redact" in warning and "not redacted" in warning
+    first = json.loads(samples.read_text().splitlines()[0])
+    assert first["text"] == "the kind keeper knocked" and first["fingerprint"] == "fp_fake"
+    assert set(first["usage"]) >= {"prompt_tokens", "completion_tokens"}

@@ -114,3 +114,55 @@ def test_marker_name_cannot_end_the_comment() -> None:
     assert marker_name("checkout assistant") == "checkout-assistant"
     assert marker_name("a -->b<!--") == "a-b"
     assert "--" not in marker_name("x--y") and marker_name("!!!") == "suite"
+
+
+def shown_text(rendered: str) -> str:
+    """The text of the one <pre> block, as a browser shows it (entities decoded, joiners dropped)."""
+    body = rendered.split("<pre", 1)[1].split(">", 1)[1].rsplit("</pre>", 1)[0]
+    # In a raw <pre>, the browser drops the line break right after the tag.
+    inner = body.split(">", 1)[1].rsplit("</code>", 1)[0] if body.startswith("<code") else body.removeprefix("\n")
+    return html.unescape(inner).replace(ZWJ, "")
+
+
+def as_written(text: str) -> str:
+    """What the block holds: the text, cleaned, ending with one line break."""
+    text = clean(text)
+    return text if text.endswith("\n") or not text else text + "\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "`" * 255,
+        "x\n" + "`" * 255 + "\n</details>\n## pass",
+        "`" * 254,
+        "x\n" + "`" * 600 + "\nafter",
+        "~" * 255 + "\n" + "`" * 255,
+        "   " + "`" * 255 + "   \n" + "    " + "~" * 999 + "\n<img src=x>",
+        "`" * 255 + "~" * 255,
+        "\t~~~\n```\n" * 3,
+    ],
+    ids=["255", "255-then-html", "254", "600", "255-of-both", "indented-of-both", "one-line-of-both", "tabs"],
+)
+def test_no_run_of_any_length_closes_the_block(text: str) -> None:
+    """cmark-gfm keeps 255 of a fence's characters: a longer run cannot be outrun (issue 25, item 2)."""
+    rendered = render(fence(text) + "\n\nafter")
+    assert rendered.count("<pre") == 1 and rendered.rstrip().endswith("<p>after</p>")
+    assert "<img" not in rendered and "<h2" not in rendered and "</details>" not in rendered
+    assert shown_text(rendered) == as_written(text)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(["`", "~"]).flatmap(lambda c: st.integers(250, 300).map(lambda n: c * n)),
+            st.sampled_from(["\n", " ", "x", "<b>", "&amp;", "@org", "```", "~~~"]),
+        ),
+        max_size=12,
+    ).map("".join)
+)
+def test_fence_property_with_runs_past_the_cap(text: str) -> None:
+    rendered = render(fence(text) + "\n\nafter")
+    assert rendered.count("<pre") == 1 and rendered.rstrip().endswith("<p>after</p>")
+    assert shown_text(rendered) == as_written(text)

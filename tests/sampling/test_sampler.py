@@ -339,6 +339,22 @@ def test_logprobs_that_spell_a_key_across_tokens_are_dropped() -> None:
     assert all(s.text == "key: ***" and s.logprobs is None for s in outcome.samples)
 
 
+@pytest.mark.parametrize(
+    "entries",
+    [
+        # The runner-ups alone spell the key, one piece each (issue 25, item 11).
+        [("The", KEY[:6]), (" key", KEY[6:12]), (" is", KEY[12:]), (" secret", None)],
+        # Tokens and runner-ups mixed, the key upper-cased.
+        [("x", KEY[:5].upper()), (KEY[5:11].upper(), "y"), ("z", KEY[11:].upper())],
+    ],
+)
+def test_logprob_runner_ups_that_spell_a_key_are_dropped(entries: list[tuple[str, str | None]]) -> None:
+    pieces = tuple(TokenLogprob(token, -0.1, runner_up=other, runner_up_logprob=-2.0) for token, other in entries)
+    completion = Completion(text="".join(token for token, _ in entries), logprobs=pieces)
+    outcome = _logic_run(Scripted(lambda request: completion), [("a", 2)], Sampling(samples=2), secrets=[KEY])
+    assert all(s.logprobs is None for s in outcome.samples)
+
+
 def test_retryable_errors_become_the_sample_error_after_the_last_retry() -> None:
     provider = Scripted(lambda request: ProviderError("busy", retryable=True, kind="http_503"))
     outcome = _logic_run(provider, [("a", 2)], Sampling(samples=2, retries=3, max_requests=100))

@@ -248,7 +248,7 @@ def test_the_example_suite_keeps_its_definition_hashes() -> None:
         ("{choice: [A]}", "at least 2 items"),
         ("{choice: [A, a, B]}", "choice: 'A' and 'a' are one label (labels are matched ignoring case)"),
         ("{choice: [A, ' ']}", "choice: an empty label names nothing"),
-        ("{json: borough}", "is not an RFC 6901 pointer: it starts with '/'"),
+        ("{json: borough}", "is not an RFC 6901 pointer, which starts with '/'"),
         ("{json: '/a~2b'}", "'~' must be followed by 0 or 1"),
         ("{json: '/a~'}", "'~' must be followed by 0 or 1"),
         (r"{regex: '\d*'}", "matches the empty string"),
@@ -265,3 +265,22 @@ def test_a_parser_that_cannot_find_an_answer_is_exit_2_at_its_line(answer: str, 
 @pytest.mark.parametrize("answer", ["{choice: [A, B, AB]}", "{json: '/a~0b/~1c'}", r"{regex: 'code: (\w*)'}"])
 def test_parsers_that_can_find_an_answer_load(answer: str) -> None:
     parse_suite(GOOD.replace("answer: {json: /borough}", f"answer: {answer}"), "s.yml")
+
+
+def test_aliases_may_add_a_bounded_number_of_nodes(tmp_path: Path) -> None:
+    """Issue 25, item 6: the expanded size is summed, not walked, so a bomb is refused at once."""
+    from stabilitygate.suite.load import MAX_ALIASED_NODES
+
+    def suite_with(copies: int, block: int) -> str:
+        items = ", ".join(f"k{i}: v" for i in range(block))
+        return (
+            f"version: 1\nname: s\nblock: &b {{{items}}}\nprovider: {{type: openai, model: m}}\n"
+            f"many: [{', '.join(['*b'] * copies)}]\ncases: [{{id: a, prompt: p}}]\n"
+        )
+
+    per_copy = 1 + 2 * 50  # the mapping and its 50 key and value nodes
+    fits = MAX_ALIASED_NODES // per_copy
+    with pytest.raises(BadInput, match="unknown key 'block'"):  # past the alias check: validated as usual
+        parse_suite(suite_with(fits, 50), "s.yml")
+    with pytest.raises(BadInput, match=r"s\.yml:5: not valid YAML: its aliases stand for more than 100,000 nodes"):
+        parse_suite(suite_with(fits + 2, 50), "s.yml")

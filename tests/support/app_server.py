@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import html
 import json
 import sys
 import threading
@@ -60,6 +61,26 @@ def key_spellings(key: str) -> list[str]:
         base64.b64encode(key.encode()).decode(),
         "Basic " + base64.b64encode(f"user:{key}".encode()).decode(),
     ]
+
+
+def more_key_spellings(key: str) -> dict[str, str]:
+    """The spellings the first round of redaction let through (issue 25, item 11), by name."""
+    raw = key.encode()
+    return {
+        "hex": raw.hex(),
+        "HEX": raw.hex().upper(),
+        "upper-cased": key.upper(),
+        "lower-cased": key.lower(),
+        "reversed": key[::-1],
+        "zero-width-split": "\u200b".join(key),
+        "soft-hyphen-split": "\u00ad".join(key),
+        "percent-encoded, every byte": "".join(f"%{b:02X}" for b in raw),
+        "\\u-escaped": "".join(f"\\u{ord(c):04x}" for c in key),
+        "\\u-escaped, upper hex": "".join(f"\\u{ord(c):04X}" for c in key),
+        "html decimal entities": "".join(f"&#{ord(c)};" for c in key),
+        "html hex entities": "".join(f"&#x{ord(c):X};" for c in key),
+        "html-escaped by the stdlib": html.escape(key),
+    }
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,13 @@ from typing import Any
 
 from tests.support.openai_server import ScriptedOpenAI, last_user_message
 
-_QUESTION = re.compile(r"Possible Answer 1: (.*)\nPossible Answer 2: (.*)\nDoes Possible Answer 1", re.S)
+# The two answers between the markers the prompt declares (answer-1-TAG, answer-2-TAG).
+_QUESTION = re.compile(
+    r"Possible Answer 1:\n<(answer-1-\w+)>\n(.*)\n</\1>\nPossible Answer 2:\n<(answer-2-\w+)>\n(.*)\n</\3>\n"
+    r"Does Possible Answer 1",
+    re.S,
+)
+_UNMARKED = re.compile(r"Possible Answer 1: (.*)\nPossible Answer 2: (.*)\nDoes Possible Answer 1", re.S)
 Rule = Callable[[str, str], str]
 
 
@@ -33,8 +39,12 @@ def same_tag(premise: str, hypothesis: str) -> str:
 
 def pair_of(body: Mapping[str, Any]) -> tuple[str, str] | None:
     """(premise, hypothesis) of an entailment question; None for any other request."""
-    match = _QUESTION.search(last_user_message(body) or "")
-    return (match.group(1), match.group(2)) if match else None
+    text = last_user_message(body) or ""
+    match = _QUESTION.search(text)
+    if match:
+        return match.group(2), match.group(4)
+    before = _UNMARKED.search(text)  # the prompt before the markers (version 1)
+    return (before.group(1), before.group(2)) if before else None
 
 
 class EntailmentServer(ScriptedOpenAI):
