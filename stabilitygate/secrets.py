@@ -48,6 +48,7 @@ PUBLIC_INPUTS = frozenset(
         "changed-only",
         "comment-from",
         "pr-number",
+        "accept-baseline-suite",
     )
 )
 
