@@ -49,6 +49,14 @@ INVALID = "[invalid]"
 
 
 @dataclass(frozen=True)
+class Reading:
+    """One reader on one answer: whether it agrees with the human reading, and whether it read nothing."""
+
+    agrees: bool
+    abstained: bool
+
+
+@dataclass(frozen=True)
 class Item:
     cls: str
     text: str
@@ -91,64 +99,74 @@ def gsm8k_target(human: Fraction) -> str:
     return value if isinstance(value, str) else format(Decimal(str(value)), "f")
 
 
-def harness_agrees(extracted: str, human: Fraction | None) -> bool:
+def harness_reading(extracted: str, human: Fraction | None) -> Reading:
+    if extracted == INVALID:
+        return Reading(human is None, abstained=True)
     if human is None:
-        return extracted == INVALID
-    return exact_match_form(extracted) == exact_match_form(gsm8k_target(human))
+        return Reading(False, abstained=False)
+    return Reading(exact_match_form(extracted) == exact_match_form(gsm8k_target(human)), abstained=False)
 
 
-def harness_numeric_agrees(extracted: str, human: Fraction | None) -> bool:
-    if human is None:
-        return extracted == INVALID
+def harness_numeric_reading(extracted: str, human: Fraction | None) -> Reading:
+    if extracted == INVALID or human is None:
+        return harness_reading(extracted, human)
     try:
-        return Fraction(Decimal(re.sub(r"[$,]", "", extracted).rstrip("."))) == human
+        agrees = Fraction(Decimal(re.sub(r"[$,]", "", extracted).rstrip("."))) == human
     except (InvalidOperation, ValueError):
-        return False
+        agrees = False
+    return Reading(agrees, abstained=False)
 
 
 # -- ours ------------------------------------------------------------------------------------------------
 
 
-def ours_agrees(text: str, human: Fraction | None) -> bool:
+def ours_reading(text: str, human: Fraction | None) -> Reading:
     try:
         value = read_number(text)
     except NoAnswer:
-        return human is None
-    return human is not None and value == canonical_fraction(human)
+        return Reading(human is None, abstained=True)
+    return Reading(human is not None and value == canonical_fraction(human), abstained=False)
 
 
-READERS: dict[str, Callable[[Item], bool]] = {
-    "number: true": lambda item: ours_agrees(item.text, item.human),
-    "flexible-extract": lambda item: harness_agrees(harness_extract(FLEXIBLE, item.text, -1), item.human),
-    "flexible, as numbers": lambda item: harness_numeric_agrees(harness_extract(FLEXIBLE, item.text, -1), item.human),
-    "strict-match": lambda item: harness_agrees(harness_extract(STRICT, item.text, 0), item.human),
+READERS: dict[str, Callable[[Item], Reading]] = {
+    "number: true": lambda item: ours_reading(item.text, item.human),
+    "flexible-extract": lambda item: harness_reading(harness_extract(FLEXIBLE, item.text, -1), item.human),
+    "flexible, as numbers": lambda item: harness_numeric_reading(harness_extract(FLEXIBLE, item.text, -1), item.human),
+    "strict-match": lambda item: harness_reading(harness_extract(STRICT, item.text, 0), item.human),
 }
 
 
-def table(items: list[Item]) -> tuple[list[list[str]], dict[str, list[Item]]]:
+def table(items: list[Item]) -> tuple[list[list[str]], dict[str, list[Item]], dict[str, list[Reading]]]:
     classes = list(dict.fromkeys(item.cls for item in items))
-    misses: dict[str, list[Item]] = {name: [] for name in READERS}
+    readings = {name: [reader(item) for item in items] for name, reader in READERS.items()}
+    misses = {name: [item for item, r in zip(items, rs, strict=True) if not r.agrees] for name, rs in readings.items()}
     rows = []
-    totals = dict.fromkeys(READERS, 0)
     for cls in [*classes, None]:
-        group = [item for item in items if item.cls == cls] if cls else items
+        group = [i for i, item in enumerate(items) if cls is None or item.cls == cls]
         cells = [cls or "all", str(len(group))]
-        for name, reader in READERS.items():
-            agreed = [reader(item) for item in group]
-            if cls:
-                totals[name] += sum(agreed)
-                misses[name] += [item for item, ok in zip(group, agreed, strict=True) if not ok]
-            cells.append(f"{sum(agreed)}/{len(group)} ({100 * sum(agreed) / len(group):.0f}%)")
+        for name in READERS:
+            agreed = sum(readings[name][i].agrees for i in group)
+            cells.append(f"{agreed}/{len(group)} ({100 * agreed / len(group):.0f}%)")
         rows.append(cells)
-    return rows, misses
+    return rows, misses, readings
 
 
-def print_table(rows: list[list[str]]) -> None:
-    header = ["class", "n", *READERS]
+def print_table(rows: list[list[str]], header: list[str]) -> None:
     print("| " + " | ".join(header) + " |")
     print("|" + "|".join(" --- " for _ in header) + "|")
     for row in rows:
         print("| " + " | ".join(row) + " |")
+
+
+def disagreement_rows(readings: dict[str, list[Reading]]) -> list[list[str]]:
+    """Per reader: its disagreements, how many read nothing (abstained) and how many read a wrong number."""
+    rows = []
+    for name, rs in readings.items():
+        missed = [r for r in rs if not r.agrees]
+        abstained = sum(r.abstained for r in missed)
+        share = f"{100 * abstained / len(missed):.0f}%" if missed else "-"
+        rows.append([name, str(len(missed)), f"{abstained} ({share})", str(len(missed) - abstained)])
+    return rows
 
 
 def time_per_answer(items: list[Item], rounds: int = 20) -> float:
@@ -168,8 +186,10 @@ def main(argv: list[str] | None = None) -> int:
     items = load(args.corpus)
     classes = sorted({item.cls for item in items})
     print(f"corpus: {len(items)} answers in {len(classes)} classes ({', '.join(classes)})\n")
-    rows, misses = table(items)
-    print_table(rows)
+    rows, misses, readings = table(items)
+    print_table(rows, ["class", "n", *READERS])
+    print()
+    print_table(disagreement_rows(readings), ["reader", "disagreements", "abstentions", "wrong numbers"])
     print(f"\nnumber: true reads an answer in {1e6 * time_per_answer(items):.0f} µs on average")
     if args.misses:
         for name, missed in misses.items():
