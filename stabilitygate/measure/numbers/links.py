@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
-from fractions import Fraction
 from itertools import pairwise
 
 from stabilitygate.measure.numbers.tokens import NumberToken
@@ -23,7 +22,8 @@ class LinkKind(Enum):
     DASH = "dash"  # an unspaced hyphen: a range ("12-7") or a subtraction, so never evaluated
     EQUALS = "equals"
     APPROX = "approx"  # what follows is a rounding of what comes before
-    ALTERNATIVE = "alternative"  # "or": two answers offered
+    ALTERNATIVE = "alternative"  # "or": two answers offered ("8 or 9", "x = 2 or x = -3")
+    ANOTHER = "another"  # a second value of the answer ("x = 1 and x = 5", "x = 2, y = 3")
 
 
 @dataclass(frozen=True)
@@ -49,10 +49,17 @@ _OPERATORS = {
 }
 _APPROX = frozenset({"≈", "\\approx", "≅", "~", "=~", "~=", "\\sim", "≃"})
 _APPROX_WORDS = re.compile(
-    r"\s*,?\s*(?:or|i\.e\.|that\s+is|which\s+is)\s*,?\s*(?:about|approximately|approx\.?|roughly|around|nearly)\s+",
+    r"\s*(?:[^\W\d_]+\.?)?\s*,?\s*(?:or|i\.e\.|that\s+is|which\s+is)\s*,?\s*(?:about|approximately|approx\.?|roughly|around|nearly)\s+",
     re.I,
 )
-ALTERNATIVE_GAP = re.compile(r"\s*,?\s*or\s+(?:(?:maybe|perhaps|possibly|even)\s+)?[*_`$]*", re.I)
+_UNKNOWN = r"[a-zA-Z](?:_\{?\w+\}?)?"  # x, x_1, x_{2}
+#: "8 or 9", "6, or maybe 7", "12 apples, or 13", "x = 2 or x = -3": a unit word may stand before "or".
+ALTERNATIVE_GAP = re.compile(
+    r"\s*(?P<unit>[^\W\d_]+\.?)?\s*,?\s*or\s+(?P<hedge>(?:maybe|perhaps|possibly|even)\s+)?"
+    rf"(?:{_UNKNOWN}\s*=\s*)?[*_`$]*",
+    re.I,
+)
+_ANOTHER_GAP = re.compile(rf"[\s$]*(?:,|;|\band\b|,\s*and\b)[\s$]*{_UNKNOWN}[\s$]*=[\s$]*")
 _TIMES_X = re.compile(r"\s+[x×]\s+")  # "6 x 8": a letter x only with spaces on both sides
 
 
@@ -74,27 +81,11 @@ def link_between(text: str, left: NumberToken, right: NumberToken) -> Link:
         return Link(LinkKind.OPERATOR, "*")
     if ALTERNATIVE_GAP.fullmatch(gap):
         return Link(LinkKind.ALTERNATIVE)
+    if _ANOTHER_GAP.fullmatch(gap):
+        return Link(LinkKind.ANOTHER)
     return NO_LINK
 
 
 def links_of(text: str, tokens: list[NumberToken]) -> list[Link]:
     """links[i] joins tokens[i - 1] and tokens[i]; links[0] is NO_LINK."""
     return [NO_LINK] + [link_between(text, a, b) for a, b in pairwise(tokens)]
-
-
-def same_answer(a: NumberToken, b: NumberToken) -> bool:
-    """Two numbers offered as one answer: equal, or one a rounding of the other ("3.14, or 22/7")."""
-    if a.value is None or b.value is None:
-        return False
-    return a.value == b.value or _rounds_to(b.value, a) or _rounds_to(a.value, b)
-
-
-def _rounds_to(exact: Fraction, shown: NumberToken) -> bool:
-    """`shown` is `exact` rounded (half up) or cut to the decimals it writes (at least one)."""
-    if not shown.decimals or shown.value is None:
-        return False
-    scale = 10**shown.decimals
-    magnitude = abs(exact) * scale
-    sign = -1 if exact < 0 else 1
-    candidates = {int(magnitude + Fraction(1, 2)), int(magnitude)}
-    return any(Fraction(sign * c, scale) == shown.value for c in candidates)
