@@ -3,7 +3,9 @@
 "X or Y" is one answer when the two are equal, or one is the other rounded to the decimals it
 writes ("3.14, or 22/7"). "X, or Y" restates X in another form when Y is X as a percentage
 ("0.45, or 45%") or in another unit ("90 minutes, or 1.5 hours"), unless a hedge word comes with
-it ("6, or maybe 7"). A restated answer is read where it is first stated (docs/design.md §4.1).
+it ("6, or maybe 7"). "which is" and "that is" restate the same way ("95 minutes, which is 1 hour and
+35 minutes"). A restated answer is read where it is first stated, unless that is no single number
+(docs/design.md §4.1).
 """
 
 from __future__ import annotations
@@ -20,31 +22,36 @@ _PERCENT = re.compile(r"\s*(?:%|percent\b|per\s+cent\b)", re.I)
 _UNIT = re.compile(r"[ \t]*(?P<unit>[A-Za-z]+)")
 
 
+_SIDE_BY_SIDE = (LinkKind.ALTERNATIVE, LinkKind.ANOTHER, LinkKind.RESTATED)
+
+
 def committed(numbers: Numbers, chain: Chain) -> Chain:
     """The chain to read: `chain`, or the statement it restates; NoAnswer when it is offered beside another."""
     after = chain.last + 1
-    if after < len(numbers.tokens) and numbers.links[after].kind in (LinkKind.ALTERNATIVE, LinkKind.ANOTHER):
+    if after < len(numbers.tokens) and numbers.links[after].kind in _SIDE_BY_SIDE:
         _one_answer(numbers, chain.last, after)
     before = chain.first - 1
-    if before >= 0 and numbers.links[chain.first].kind in (LinkKind.ALTERNATIVE, LinkKind.ANOTHER):
-        _one_answer(numbers, before, chain.first)
+    if before >= 0 and numbers.links[chain.first].kind in _SIDE_BY_SIDE and _one_answer(numbers, before, chain.first):
         stated = chain_at(numbers, before)
         if not any(numbers.tokens[i].not_one for i in range(stated.first, stated.last + 1)):
             return stated
     return chain
 
 
-def _one_answer(numbers: Numbers, left: int, right: int) -> None:
-    """Raise NoAnswer unless tokens[left] and tokens[right] are one answer written twice."""
+def _one_answer(numbers: Numbers, left: int, right: int) -> bool:
+    """Whether tokens[left] and tokens[right] are one answer written twice; NoAnswer when they are two."""
     a, b = numbers.tokens[left], numbers.tokens[right]
+    kind = numbers.links[right].kind
     if same_answer(a, b):
-        return
-    if numbers.links[right].kind is LinkKind.ANOTHER:
+        return True
+    if kind is LinkKind.ANOTHER:
         raise NoAnswer(f"not one number: {numbers.text[a.start : b.end]}")
+    another_form = _as_percentage(numbers.text, a, b) or bool(a.not_one or b.not_one)
+    if kind is LinkKind.RESTATED:  # "95 minutes, which is 1 hour and 35 minutes"; else a remark, as it stands
+        return another_form
     gap = ALTERNATIVE_GAP.fullmatch(numbers.text, a.end, b.start)
-    restating = gap is not None and not gap.group("hedge")
-    if restating and (_as_percentage(numbers.text, a, b) or _other_units(numbers.text, gap, b)):
-        return
+    if gap is not None and not gap.group("hedge") and (another_form or _other_units(numbers.text, gap, b)):
+        return True
     raise NoAnswer(f"no committed answer: {a.text} or {b.text}")
 
 

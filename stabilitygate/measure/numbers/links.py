@@ -24,6 +24,7 @@ class LinkKind(Enum):
     APPROX = "approx"  # what follows is a rounding of what comes before
     ALTERNATIVE = "alternative"  # "or": two answers offered ("8 or 9", "x = 2 or x = -3")
     ANOTHER = "another"  # a second value of the answer ("x = 1 and x = 5", "x = 2, y = 3")
+    RESTATED = "restated"  # "which is", "that is": the same answer again, or a remark on it
 
 
 @dataclass(frozen=True)
@@ -48,16 +49,22 @@ _OPERATORS = {
     "\\div": "/",
 }
 _APPROX = frozenset({"≈", "\\approx", "≅", "~", "=~", "~=", "\\sim", "≃"})
+_UNIT = r"\s*(?P<unit>[^\W\d_]+\.?)?(?:\s+[^\W\d_]+\.?)?"  # up to two words: "m tall", "minutes"
 _APPROX_WORDS = re.compile(
-    r"\s*(?:[^\W\d_]+\.?)?\s*,?\s*(?:or|i\.e\.|that\s+is|which\s+is)\s*,?\s*(?:about|approximately|approx\.?|roughly|around|nearly)\s+",
+    _UNIT + r"\s*,?\s*(?:or|i\.e\.|that\s+is|which\s+is)\s*,?\s*"
+    r"(?:about|approximately|approx\.?|roughly|around|nearly)\s+",
     re.I,
 )
 _UNKNOWN = r"[a-zA-Z](?:_\{?\w+\}?)?"  # x, x_1, x_{2}
-#: "8 or 9", "6, or maybe 7", "12 apples, or 13", "x = 2 or x = -3": a unit word may stand before "or".
+#: "8 or 9", "6, or maybe 7", "30, maybe 35", "12 apples, or 13", "x = 2 or x = -3".
 ALTERNATIVE_GAP = re.compile(
-    r"\s*(?P<unit>[^\W\d_]+\.?)?\s*,?\s*or\s+(?P<hedge>(?:maybe|perhaps|possibly|even)\s+)?"
+    _UNIT + r"\s*,?\s*(?=or\b|maybe\b|perhaps\b|possibly\b)(?:or\s+)?(?P<hedge>(?:maybe|perhaps|possibly|even)\s+)?"
     rf"(?:{_UNKNOWN}\s*=\s*)?[*_`$]*",
     re.I,
+)
+#: "95 minutes, which is 1 hour and 35 minutes", "0.5, that is 50%".
+_RESTATED_GAP = re.compile(
+    _UNIT + r"\s*,?\s*(?:which\s+is|that\s+is|that['’]s|i\.e\.,?|in\s+other\s+words,?)\s+[*_`$]*", re.I
 )
 _ANOTHER_GAP = re.compile(rf"[\s$]*(?:,|;|\band\b|,\s*and\b)[\s$]*{_UNKNOWN}[\s$]*=[\s$]*")
 _TIMES_X = re.compile(r"\s+[x×]\s+")  # "6 x 8": a letter x only with spaces on both sides
@@ -83,6 +90,8 @@ def link_between(text: str, left: NumberToken, right: NumberToken) -> Link:
         return Link(LinkKind.ALTERNATIVE)
     if _ANOTHER_GAP.fullmatch(gap):
         return Link(LinkKind.ANOTHER)
+    if _RESTATED_GAP.fullmatch(gap):
+        return Link(LinkKind.RESTATED)
     return NO_LINK
 
 

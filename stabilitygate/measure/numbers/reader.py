@@ -32,7 +32,7 @@ from stabilitygate.measure.numbers.links import LinkKind
 from stabilitygate.measure.numbers.refusals import refusal_in
 from stabilitygate.measure.numbers.runon import answer_part
 from stabilitygate.measure.numbers.scan import scan
-from stabilitygate.measure.numbers.structured import Field, json_answer
+from stabilitygate.measure.numbers.structured import Field, Unnamed, json_answer
 
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
 _MAX_CONCLUSION_REACH = 200  # characters from "So" to its number: further is another sentence's
@@ -61,7 +61,9 @@ def _read(text: str, decimal_comma: bool, depth: int) -> Fraction:
     return explicit.value
 
 
-def _field_value(field: Field, decimal_comma: bool, depth: int) -> Fraction:
+def _field_value(field: Field | Unnamed, decimal_comma: bool, depth: int) -> Fraction:
+    if isinstance(field, Unnamed):
+        raise NoAnswer(f"the JSON names no answer among its numbers ({', '.join(field.keys)})")
     value = field.value
     if isinstance(value, bool) or not isinstance(value, int | Decimal | str):
         raise NoAnswer(f"the JSON answer {field.key!r} holds no number")

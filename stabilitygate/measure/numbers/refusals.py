@@ -18,12 +18,13 @@ _REFUSAL = re.compile(
     r"|insufficient\s+(?:information|data)"
     r"|(?:impossible|not\s+possible)\s+to\s+(?:determine|know|say|tell|answer|calculate)"
     r"|(?:is|are)\s+ambiguous|no\s+(?:unique|single|definitive)\s+answer"
-    r"|(?:does|do)\s+not\s+have\s+a\s+(?:unique|single)\s+answer)",
+    r"|(?:does|do)\s+not\s+have\s+a\s+(?:unique|single)\s+answer"
+    r"|(?:has|have|there\s+is|there\s+are)\s+no\s+(?:solutions?|answers?)\b)",
     re.I,
 )
 
 #: Each way of declining holds one of these.
-_HINT = re.compile(r"can|could|able|don|enough|insufficient|possible|ambiguous|unique|single|definitive")
+_HINT = re.compile(r"can|could|able|don|enough|insufficient|possible|ambiguous|unique|single|definitive|no so|no an")
 
 
 def refusal_in(text: str) -> re.Match[str] | None:

@@ -2,7 +2,9 @@
 
 The first JSON object in the text (the whole text, or one inside prose or a fence) with a field
 that names the answer, at the top or nested: a key holding "answer", else `result`, `value`,
-`total`, `solution`, `output`, `count`, `number` or `amount`. Its other fields are not read.
+`total`, `solution`, `output`, `count`, `number` or `amount`. Its other fields are not read. A text
+that is JSON and names no answer gives its one number, or none when it has several
+(`{"total_cost": 45.5, "items": 3}`: which is the answer is not written).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 _OBJECT_START = re.compile(r"\{\s*\"")
+_FENCED = re.compile(r"```[^\n`]*\n(?P<body>.*)```", re.S)
 _DECODER = json.JSONDecoder(parse_float=Decimal)
 _NAMES = ("result", "value", "total", "solution", "output", "count", "number", "amount")
 _MAX_ATTEMPTS = 50
@@ -29,14 +32,48 @@ class Field:
     value: Any
 
 
-def json_answer(text: str) -> Field | None:
+@dataclass(frozen=True)
+class Unnamed:
+    """A JSON answer with several numbers and no field that names the answer: which one is unknown."""
+
+    keys: list[str]
+
+
+def json_answer(text: str) -> Field | Unnamed | None:
+    """The answer field of the text's JSON; Unnamed when the whole text is JSON whose numbers none names."""
     if '"' not in text or "{" not in text:
         return None
     for document in _objects(text):
         found = _answer_field(document, 0)
         if found is not None:
             return found
-    return None
+    whole = _whole_document(text)
+    if whole is None:
+        return None
+    numbers = list(_numeric_leaves(whole, 0))
+    if len(numbers) == 1:
+        return Field(*numbers[0])
+    return Unnamed([key for key, _ in numbers]) if numbers else None
+
+
+def _whole_document(text: str) -> dict[str, Any] | None:
+    """The object the text is, alone or in one fence."""
+    fenced = _FENCED.fullmatch(text.strip())
+    body = fenced.group("body") if fenced else text.strip()
+    try:
+        document, end = _DECODER.raw_decode(body)
+    except (ValueError, RecursionError):
+        return None
+    return document if isinstance(document, dict) and not body[end:].strip() else None
+
+
+def _numeric_leaves(value: Any, depth: int) -> Iterator[tuple[str, Any]]:
+    if not isinstance(value, dict) or depth > _MAX_DEPTH:
+        return
+    for key, item in value.items():
+        if isinstance(item, int | Decimal) and not isinstance(item, bool):
+            yield str(key), item
+        yield from _numeric_leaves(item, depth + 1)
 
 
 def _objects(text: str) -> Iterator[dict[str, Any]]:

@@ -24,6 +24,7 @@ def read_last(text: str) -> Chain:
         ("12 apples or 13 apples", "no committed answer: 12 or 13"),
         ("I'd say 12, or 13.", "no committed answer: 12 or 13"),
         ("Roughly 20 or 30 people", "no committed answer: 20 or 30"),
+        ("Probably around 30, maybe 35.", "no committed answer: 30 or 35"),  # a hedge word without "or"
         ("x = 2 or x = −3", "no committed answer: 2 or −3"),
         ("x = 1 and x = 5", "not one number: 1 and x = 5"),
         ("x = 2, y = 3", "not one number: 2, y = 3"),
@@ -46,6 +47,9 @@ def test_two_answers_side_by_side_are_refused(text: str, reason: str) -> None:
         ("He grew by 0.25 m, or 25 cm.", "0.25"),  # in another unit
         ("That comes to 90 minutes, or 1.5 hours.", "90"),
         ("$2,400,000,000, or $2.4 billion", "$2,400,000,000"),  # equal
+        ("He is 1.8 m tall, or about 5 feet 11 inches.", "1.8"),  # two words before "or about"
+        ("It took 95 minutes, which is 1 hour and 35 minutes.", "95"),  # "which is" restates
+        ("The rate is 0.5, that is 50%.", "0.5"),
     ],
 )
 def test_one_answer_written_twice_is_read_where_first_stated(text: str, first: str) -> None:
@@ -76,3 +80,8 @@ def test_a_restatement_of_what_is_no_single_number_is_read_instead() -> None:
 def test_same_answer_is_equal_or_a_rounding(text: str, same: bool) -> None:
     a, b = number_tokens(text)
     assert same_answer(a, b) is same
+
+
+def test_which_is_before_a_different_number_is_a_remark_read_as_it_stands() -> None:
+    numbers = scan("He saved 250 in two years, that is 125 a year.")
+    assert numbers.tokens[committed(numbers, numbers.chains[-1]).first].text == "125"

@@ -231,6 +231,7 @@ def test_a_json_answer_is_its_answer_field(text: str, value: float) -> None:
         ('{"answer": "unknown", "guess": 12}', "no number found"),
         ('{"answer": [2, 3]}', "holds no number"),
         ('{"answer": true}', "holds no number"),
+        ('{"total_cost": 45.5, "items": 3}', "names no answer among its numbers"),
     ],
 )
 def test_a_json_answer_field_without_a_number_is_refused(text: str, why: str) -> None:

@@ -19,6 +19,7 @@ from stabilitygate.measure.numbers.refusals import refusal_in
         "I'm not able to calculate that without the rate.",
         "This cannot be determined from 3, 4 and 9.",
         "The puzzle has no unique answer.",
+        "This equation has no solution since 5 can't be split into 3 equal parts.",
     ],
 )
 def test_declining_is_found(text: str) -> None:
