@@ -26,7 +26,7 @@ _LABEL_NAMES = (
     " chapter scenario stage phase"
 )
 _LABEL_WORDS = frozenset(_LABEL_NAMES.split())
-_LABEL_HINT = re.compile("|".join(sorted(_LABEL_WORDS, key=len, reverse=True)))
+_LABEL_HINT = re.compile(rf"\b(?:{'|'.join(sorted(_LABEL_WORDS, key=len, reverse=True))})\b")
 _WORD_BEFORE = re.compile(r"([A-Za-z]+)\.?[ \t]*(?:#|[Nn]o\.)?[ \t]*\(?\Z")
 _ORDINAL_AFTER = re.compile(r"(?:st|nd|rd|th)\b")
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")

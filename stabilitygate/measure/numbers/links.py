@@ -67,6 +67,7 @@ _RESTATED_GAP = re.compile(
     _UNIT + r"\s*,?\s*(?:which\s+is|that\s+is|that['’]s|i\.e\.,?|in\s+other\s+words,?)\s+[*_`$]*", re.I
 )
 _ANOTHER_GAP = re.compile(rf"[\s$]*(?:,|;|\band\b|,\s*and\b)[\s$]*{_UNKNOWN}[\s$]*=[\s$]*")
+_MAX_WORDED_SPACES = 6  # " kilometres tall, or approximately " has 5
 _TIMES_X = re.compile(r"\s+[x×]\s+")  # "6 x 8": a letter x only with spaces on both sides
 
 
@@ -78,7 +79,7 @@ def link_between(text: str, left: NumberToken, right: NumberToken) -> Link:
     core = _MARKUP.sub("", gap)
     if core == "=":
         return Link(LinkKind.EQUALS)
-    if core in _APPROX or _APPROX_WORDS.fullmatch(gap):
+    if core in _APPROX:
         return Link(LinkKind.APPROX)
     if core in ("-", "\u2212") and gap == core:
         return Link(LinkKind.DASH)
@@ -86,6 +87,15 @@ def link_between(text: str, left: NumberToken, right: NumberToken) -> Link:
         return Link(LinkKind.OPERATOR, _OPERATORS[core])
     if _TIMES_X.fullmatch(gap):
         return Link(LinkKind.OPERATOR, "*")
+    return _worded(gap)
+
+
+def _worded(gap: str) -> Link:
+    """The links words write: "or about", "or", "maybe", "and x =", "which is"."""
+    if gap.count(" ") > _MAX_WORDED_SPACES:  # a sentence between them, not a few linking words
+        return NO_LINK
+    if _APPROX_WORDS.fullmatch(gap):
+        return Link(LinkKind.APPROX)
     if ALTERNATIVE_GAP.fullmatch(gap):
         return Link(LinkKind.ALTERNATIVE)
     if _ANOTHER_GAP.fullmatch(gap):

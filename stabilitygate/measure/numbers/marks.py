@@ -24,6 +24,7 @@ _BEFORE = re.compile(
     r"(?:(?P<root>√|\\sqrt\s*(?:\[[0-9]+\])?\s*\{?)|(?P<plus_minus>±|\\pm)"
     r"|(?P<variable>(?<![A-Za-z\\])[a-zA-Z]\s*(?:[-+*/×·]|\^\{?)))\s*$"
 )
+_BEFORE_HINT = re.compile(r"[√\\±^+\-*/×·]")  # what _BEFORE needs: most numbers follow plain words
 _WHAT = {
     "root": "is a root, not one number",
     "pi": "is a multiple of π, not one number",
@@ -64,7 +65,8 @@ def _marked(text: str, token: NumberToken) -> NumberToken:
     if token.not_one:
         return token
     after = _AFTER.match(text, token.end)
-    before = _BEFORE.search(text, max(0, token.start - _LOOKBACK), token.start)
+    start = max(0, token.start - _LOOKBACK)
+    before = _BEFORE.search(text, start, token.start) if _BEFORE_HINT.search(text, start, token.start) else None
     kind = (after.lastgroup if after else None) or (before.lastgroup if before else None)
     if kind is None:
         return token

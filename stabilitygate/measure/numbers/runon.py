@@ -22,6 +22,8 @@ def answer_part(text: str, answer_given: re.Pattern[str]) -> str:
     if end is not None:
         text = text[: end.start()]
     text = text[: _after_marker_line(text)]
+    if "\n" not in text:  # a new question begins on a line of its own
+        return text
     answer = answer_given.search(text)
     if answer is not None:
         question = _NEW_QUESTION.search(text, answer.end())
