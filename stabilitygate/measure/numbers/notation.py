@@ -74,9 +74,9 @@ _MAJOR_WORD = re.compile(r"\s*(?:dollars?|euros?|pounds?|bucks|USD|EUR|GBP)\b", 
 
 def with_notations(text: str, tokens: list[NumberToken]) -> list[NumberToken]:
     """The tokens with each notation's pieces merged into one number."""
-    for step, hint in _STEPS:
+    for read, hint in _STEPS:
         if hint is None or hint.search(text):  # a cheap look: most texts need few of the steps
-            tokens = step(text, tokens)
+            tokens = _each(text, tokens, read)
     return tokens
 
 
@@ -89,7 +89,8 @@ def _merge(tokens: list[NumberToken], merged: NumberToken, index: int) -> int:
     return following
 
 
-_Reader = Callable[[str, list[NumberToken], int], NumberToken | None]
+#: Reads a notation at a token (and the token after it, when there is one): the merged token, or None.
+_Reader = Callable[[str, NumberToken, NumberToken | None], NumberToken | None]
 
 
 def _each(text: str, tokens: list[NumberToken], read: _Reader) -> list[NumberToken]:
@@ -97,17 +98,12 @@ def _each(text: str, tokens: list[NumberToken], read: _Reader) -> list[NumberTok
     tokens = list(tokens)
     i = 0
     while i < len(tokens):
-        merged = read(text, tokens, i)
+        merged = read(text, tokens[i], tokens[i + 1] if i + 1 < len(tokens) else None)
         i = _merge(tokens, merged, i) if merged is not None else i + 1
     return tokens
 
 
-def _powers(text: str, tokens: list[NumberToken]) -> list[NumberToken]:
-    return _each(text, tokens, _power_at)
-
-
-def _power_at(text: str, tokens: list[NumberToken], i: int) -> NumberToken | None:
-    token = tokens[i]
+def _power_at(text: str, token: NumberToken, _: NumberToken | None) -> NumberToken | None:
     m = _POWER.match(text, token.end)
     if m is None or token.not_one:
         return None
@@ -131,15 +127,10 @@ def _power(base: Fraction | None, exponent: int) -> Fraction | None:
     return sign * abs(base) ** exponent
 
 
-def _scientific(text: str, tokens: list[NumberToken]) -> list[NumberToken]:
-    return _each(text, tokens, _scientific_at)
-
-
-def _scientific_at(text: str, tokens: list[NumberToken], i: int) -> NumberToken | None:
+def _scientific_at(text: str, mantissa: NumberToken, power: NumberToken | None) -> NumberToken | None:
     """`6.02 × 10^23`: a number times a power of ten written as one."""
-    if i + 1 >= len(tokens):
+    if power is None:
         return None
-    mantissa, power = tokens[i], tokens[i + 1]
     times = _TIMES.fullmatch(text, mantissa.end, power.start)
     if times is None or not _is_power_of_ten(power) or mantissa.not_one or power.not_one:
         return None
@@ -151,12 +142,7 @@ def _is_power_of_ten(token: NumberToken) -> bool:
     return token.text.startswith("10") and token.text[2:3] in ("^", *"⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺")
 
 
-def _magnitudes(text: str, tokens: list[NumberToken]) -> list[NumberToken]:
-    return _each(text, tokens, _magnitude_at)
-
-
-def _magnitude_at(text: str, tokens: list[NumberToken], i: int) -> NumberToken | None:
-    token = tokens[i]
+def _magnitude_at(text: str, token: NumberToken, _: NumberToken | None) -> NumberToken | None:
     if token.value is None or token.not_one:
         return None
     m = _MAGNITUDE.match(text, token.end)
@@ -175,18 +161,11 @@ def _magnitude_at(text: str, tokens: list[NumberToken], i: int) -> NumberToken |
     return NumberToken(token.start, m.end(), text[token.start : m.end()], token.value * factor, None)
 
 
-def _cjk_sums(text: str, tokens: list[NumberToken]) -> list[NumberToken]:
+def _cjk_sum_at(text: str, high: NumberToken, low: NumberToken | None) -> NumberToken | None:
     """`1億2千万`: CJK magnitudes written one after another add up."""
-    return _each(text, tokens, _cjk_sum_at)
-
-
-def _cjk_sum_at(text: str, tokens: list[NumberToken], i: int) -> NumberToken | None:
-    if i + 1 >= len(tokens):
+    if low is None or low.start != high.end or not (_ends_cjk(high) and _ends_cjk(low)):
         return None
-    high, low = tokens[i], tokens[i + 1]
-    if low.start != high.end or not _ends_cjk(high) or not _ends_cjk(low) or high.value is None or low.value is None:
-        return None
-    if abs(low.value) >= abs(high.value):
+    if high.value is None or low.value is None or abs(low.value) >= abs(high.value):
         return None
     return NumberToken(high.start, low.end, text[high.start : low.end], high.value + low.value, None)
 
@@ -195,15 +174,10 @@ def _ends_cjk(token: NumberToken) -> bool:
     return token.text[-1:] in _CJK
 
 
-def _minor_units(text: str, tokens: list[NumberToken]) -> list[NumberToken]:
-    return _each(text, tokens, _minor_unit_at)
-
-
-def _minor_unit_at(text: str, tokens: list[NumberToken], i: int) -> NumberToken | None:
+def _minor_unit_at(text: str, major: NumberToken, minor: NumberToken | None) -> NumberToken | None:
     """`45 dollars and 50 cents`, `$3 and 75 cents`, `2 pounds 50 pence`: one amount."""
-    if i + 1 >= len(tokens):
+    if minor is None:
         return None
-    major, minor = tokens[i], tokens[i + 1]
     gap = _MAJOR.fullmatch(text, major.end, minor.start)
     ending = _MINOR.match(text, minor.end)
     if gap is None or ending is None or major.value is None or minor.value is None or major.decimals != 0:
@@ -217,10 +191,10 @@ def _minor_unit_at(text: str, tokens: list[NumberToken], i: int) -> NumberToken 
 
 
 _POWER_HINT = re.compile(r"[\^⁰¹²³⁴⁵⁶⁷⁸⁹]")
-_STEPS: list[tuple[Callable[[str, list[NumberToken]], list[NumberToken]], re.Pattern[str] | None]] = [
-    (_powers, _POWER_HINT),
-    (_scientific, _POWER_HINT),
-    (_magnitudes, None),
-    (_cjk_sums, re.compile(f"[{''.join(_CJK)}]")),
-    (_minor_units, re.compile(r"[Cc]ent|[Pp]ence|[0-9] ?p\b|ct\b")),
+_STEPS: list[tuple[_Reader, re.Pattern[str] | None]] = [
+    (_power_at, _POWER_HINT),
+    (_scientific_at, _POWER_HINT),
+    (_magnitude_at, None),
+    (_cjk_sum_at, re.compile(f"[{''.join(_CJK)}]")),
+    (_minor_unit_at, re.compile(r"[Cc]ent|[Pp]ence|[0-9] ?p\b|ct\b")),
 ]
