@@ -33,6 +33,7 @@ from stabilitygate.measure.numbers.refusals import refusal_in
 from stabilitygate.measure.numbers.runon import answer_part
 from stabilitygate.measure.numbers.scan import scan
 from stabilitygate.measure.numbers.structured import Field, Unnamed, json_answer
+from stabilitygate.measure.numbers.tokens import MAX_EXPONENT
 
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
 _MAX_CONCLUSION_REACH = 200  # characters from "So" to its number: further is another sentence's
@@ -71,6 +72,8 @@ def _field_value(field: Field | Unnamed, decimal_comma: bool, depth: int) -> Fra
         return _read(value, decimal_comma, depth + 1)
     if isinstance(value, Decimal) and not value.is_finite():
         raise NoAnswer("the number is not finite")
+    if isinstance(value, Decimal) and abs(value.adjusted()) > MAX_EXPONENT:  # 1e99999999: no value to hold
+        raise NoAnswer("the number is out of range")
     return Fraction(value)
 
 

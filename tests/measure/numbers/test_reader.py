@@ -232,6 +232,8 @@ def test_a_json_answer_is_its_answer_field(text: str, value: float) -> None:
         ('{"answer": [2, 3]}', "holds no number"),
         ('{"answer": true}', "holds no number"),
         ('{"total_cost": 45.5, "items": 3}', "names no answer among its numbers"),
+        ('{"answer": 1e99999999}', "out of range"),  # refused before any such power is worked out
+        ('{"answer": NaN}', "holds no number"),
     ],
 )
 def test_a_json_answer_field_without_a_number_is_refused(text: str, why: str) -> None:
