@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from stabilitygate.measure.numbers.spans import Spans
+
 _FENCE = re.compile(r"```[^\n`]*\n(?P<body>.*?)(?:```|\Z)", re.S)
 _INLINE = re.compile(r"`(?P<body>[^`\n]+)`")
 _LONE_NUMBER = re.compile(r"\s*+[-+\u2212]?[$\u20ac\u00a3]?[0-9][0-9,. ]*+(?:e[-+]?[0-9]+)?\s*+", re.I)
@@ -42,13 +44,15 @@ def code_in(text: str) -> Code:
             continue
         spans.append((m.start(), m.end()))
         outputs += [body_start + offset for offset in _repl_outputs(m.group("body"))]
+    fenced = Spans(spans)
     for m in _INLINE.finditer(text):
-        if not _inside(m.start(), spans) and not _LONE_NUMBER.fullmatch(m.group("body")):
+        if m.start() not in fenced and not _LONE_NUMBER.fullmatch(m.group("body")):
             spans.append((m.start(), m.end()))
     for m in _AFTER_FENCE.finditer(text):
         if _LONE_NUMBER.fullmatch(m.group("line")):
             outputs.append(m.start("line") + _first_digit(m.group("line")))
-    outputs += [m.end() for m in _OUTPUT_PHRASE.finditer(text) if not _inside(m.start(), spans)]
+    code = Spans(spans)
+    outputs += [m.end() for m in _OUTPUT_PHRASE.finditer(text) if m.start() not in code]
     return Code(sorted(spans), sorted(set(outputs)))
 
 
@@ -66,7 +70,3 @@ def _repl_outputs(body: str) -> list[int]:
 
 def _first_digit(text: str) -> int:
     return next(i for i, char in enumerate(text) if not char.isspace())
-
-
-def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
-    return any(start <= pos < end for start, end in spans)

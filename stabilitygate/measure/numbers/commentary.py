@@ -38,7 +38,9 @@ _REMARK_HINT = re.compile(
 )
 _COMPARISON_HINT = re.compile(r"from|not|compared|versus|vs|instead|rather")
 _MODAL = re.compile(r"\b(?:would|could|might)\b", re.I)
-_SCENARIO = re.compile(r"\b(?:alone|instead|otherwise|usual(?:ly)?|comparison)\b|\bif\b[^.!?\n]*\b(?:had|were)\b", re.I)
+_SCENARIO = re.compile(r"\b(?:alone|instead|otherwise|usual(?:ly)?|comparison)\b", re.I)
+_IF = re.compile(r"\bif\b", re.I)
+_COUNTERFACTUAL = re.compile(r"\b(?:had|were)\b", re.I)  # after "if": "if she had skipped", "if it were"
 
 
 def commentary_spans(text: str, conclusions: list[int]) -> list[tuple[int, int]]:
@@ -76,4 +78,10 @@ def _check_end(start: int, conclusions: list[int], end: int) -> int:
 def _is_remark(sentence: str) -> bool:
     if _OPENER.match(sentence):
         return True
-    return _MODAL.search(sentence) is not None and _SCENARIO.search(sentence) is not None
+    return _MODAL.search(sentence) is not None and (_SCENARIO.search(sentence) is not None or _supposes(sentence))
+
+
+def _supposes(sentence: str) -> bool:
+    """ "if ... had", "if ... were": a case that is not the one asked about (two looks, each linear)."""
+    condition = _IF.search(sentence)
+    return condition is not None and _COUNTERFACTUAL.search(sentence, condition.end()) is not None

@@ -32,6 +32,7 @@ from stabilitygate.measure.numbers.links import LinkKind
 from stabilitygate.measure.numbers.refusals import refusal_in
 from stabilitygate.measure.numbers.runon import answer_part
 from stabilitygate.measure.numbers.scan import scan
+from stabilitygate.measure.numbers.spans import Spans
 from stabilitygate.measure.numbers.structured import Field, Unnamed, json_answer
 from stabilitygate.measure.numbers.tokens import MAX_EXPONENT
 
@@ -89,9 +90,7 @@ def _last_number(numbers: Numbers) -> Fraction:
     return last_value(numbers, committed(numbers, chosen))
 
 
-def _candidates(
-    numbers: Numbers, chains: list[Chain], passed: list[tuple[int, int]], outputs: frozenset[int]
-) -> list[Chain]:
+def _candidates(numbers: Numbers, chains: list[Chain], passed: Spans, outputs: frozenset[int]) -> list[Chain]:
     """The chains that can be the answer (an output in code among them); when none is, all of them."""
     text, tokens = numbers.text, numbers.tokens
     aside, label = asides(text, tokens), labels(text, tokens)
@@ -101,19 +100,16 @@ def _candidates(
         if not aside[chain.last]
         and not label[chain.last]
         and not (chain.first == chain.last and is_year(text, tokens[chain.first]))
-        and (not _inside(tokens[chain.last].start, passed) or tokens[chain.first].start in outputs)
+        and (tokens[chain.last].start not in passed or tokens[chain.first].start in outputs)
     ]
     return kept or chains
 
 
-def _passed_spans(numbers: Numbers, code: Code, conclusions: list[int]) -> list[tuple[int, int]]:
+def _passed_spans(numbers: Numbers, code: Code, conclusions: list[int]) -> Spans:
     """Code, and checks and remarks once a number stands before them."""
     first = numbers.tokens[0].start
-    return code.spans + [span for span in commentary_spans(numbers.text, conclusions) if span[0] > first]
-
-
-def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
-    return any(start <= pos < end for start, end in spans)
+    commentary = [span for span in commentary_spans(numbers.text, conclusions) if span[0] > first]
+    return Spans([*code.spans, *commentary])
 
 
 def _output(numbers: Numbers, candidates: list[Chain], code: Code, conclusions: list[int]) -> Chain | None:

@@ -389,3 +389,20 @@ def test_an_indian_grouped_number_reads_back(n: int) -> None:
 )
 def test_words_labels_and_restatements(text: str, value: int | float | str) -> None:
     assert read_number(text) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("So 5. " + "Check: 1 " * 5000, 5),  # one check span per marker: merged, looked up by bisection
+        ("It is 5. " + "if " * 10000 + "would 7.", 7),  # "if" without "had" or "were": no remark
+        ("1,2," * 10000 + "3", 3),
+        ("between 1 and 2 " * 2500 + "so 8", 8),
+        ("5 ✓ " * 5000, 5),
+        ("####\n" * 10000 + "#### 7", 7),
+        ("the answer to " * 5000 + "is 4", 4),
+    ],
+)
+def test_hostile_repetitions_read_in_linear_time(text: str, value: int) -> None:
+    # Each of these took quadratic time in a first draft of the issue 26 rules.
+    assert read_number(text) == value
