@@ -402,6 +402,7 @@ def test_words_labels_and_restatements(text: str, value: int | float | str) -> N
         ("####\n" * 10000 + "#### 7", 7),
         ("the answer to " * 5000 + "is 4", 4),
     ],
+    ids=["checks", "ifs", "lists", "ranges", "ticks", "markers", "labels"],
 )
 def test_hostile_repetitions_read_in_linear_time(text: str, value: int) -> None:
     # Each of these took quadratic time in a first draft of the issue 26 rules.
