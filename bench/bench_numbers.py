@@ -2,10 +2,13 @@
 
     .venv/bin/python bench/bench_numbers.py [--corpus bench/number_corpus.jsonl] [--misses]
 
-The corpus is ours (bench/number_corpus.jsonl): model-style answers, one JSON object a line with the
-answer's `class`, its `text` and the `human` reading (a number, "p/q" for a fraction with no finite
-decimal, null when the text commits to no answer). Each reader agrees when it reads the human's
-value, or reads nothing where the human sees no committed answer. Readers:
+The corpora are ours: bench/number_corpus.jsonl (model-style answers; the classes after
+"adversarial" were written for issue 26 before the reader's rules for them) and
+bench/number_corpus_heldout.jsonl (`--corpus`; written after the rules, before the reader ran on
+them). One JSON object a line: the answer's `class`, its `text` and the `human` reading (a number,
+"p/q" for a fraction with no finite decimal, null when the text commits to no single number).
+Each reader agrees when it reads the human's value, or reads nothing where the human sees no
+committed answer. Readers:
 
 - `number: true` (stabilitygate.measure.numbers.read_number);
 - lm-evaluation-harness's GSM8K "flexible-extract": the regex `(-?[$0-9.,]{2,})|(-?[0-9]+)`, the last
@@ -17,8 +20,10 @@ value, or reads nothing where the human sees no committed answer. Readers:
   which forgives formatting ("19.00" for 19) and shows what the extraction itself gets right;
 - "strict-match": `#### (\\-?[0-9\\.\\,]+)`, the first match, scored like flexible-extract.
 
-Prints one row per class and the total, the reader's time per answer, and with --misses every text
-a reader got wrong.
+Prints one row per class and the total; per reader its disagreements, split into abstentions (it
+read nothing where the human reads a number) and wrong numbers (it read a number the human does
+not: the kind a stability gate cannot afford); the reader's CPU time per answer; and with
+--misses every text a reader got wrong.
 """
 
 from __future__ import annotations
@@ -46,6 +51,14 @@ FLEXIBLE = re.compile(r"(-?[$0-9.,]{2,})|(-?[0-9]+)")
 STRICT = re.compile(r"#### (\-?[0-9\.\,]+)")
 IGNORED = [re.compile(p) for p in (",", r"\$", r"(?s).*#### ", r"\.$")]
 INVALID = "[invalid]"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One reader on one answer: whether it agrees with the human reading, and whether it read nothing."""
+
+    agrees: bool
+    abstained: bool
 
 
 @dataclass(frozen=True)
@@ -91,73 +104,86 @@ def gsm8k_target(human: Fraction) -> str:
     return value if isinstance(value, str) else format(Decimal(str(value)), "f")
 
 
-def harness_agrees(extracted: str, human: Fraction | None) -> bool:
+def harness_reading(extracted: str, human: Fraction | None) -> Reading:
+    if extracted == INVALID:
+        return Reading(human is None, abstained=True)
     if human is None:
-        return extracted == INVALID
-    return exact_match_form(extracted) == exact_match_form(gsm8k_target(human))
+        return Reading(False, abstained=False)
+    return Reading(exact_match_form(extracted) == exact_match_form(gsm8k_target(human)), abstained=False)
 
 
-def harness_numeric_agrees(extracted: str, human: Fraction | None) -> bool:
-    if human is None:
-        return extracted == INVALID
+def harness_numeric_reading(extracted: str, human: Fraction | None) -> Reading:
+    if extracted == INVALID or human is None:
+        return harness_reading(extracted, human)
     try:
-        return Fraction(Decimal(re.sub(r"[$,]", "", extracted).rstrip("."))) == human
+        agrees = Fraction(Decimal(re.sub(r"[$,]", "", extracted).rstrip("."))) == human
     except (InvalidOperation, ValueError):
-        return False
+        agrees = False
+    return Reading(agrees, abstained=False)
 
 
 # -- ours ------------------------------------------------------------------------------------------------
 
 
-def ours_agrees(text: str, human: Fraction | None) -> bool:
+def ours_reading(text: str, human: Fraction | None) -> Reading:
     try:
         value = read_number(text)
     except NoAnswer:
-        return human is None
-    return human is not None and value == canonical_fraction(human)
+        return Reading(human is None, abstained=True)
+    return Reading(human is not None and value == canonical_fraction(human), abstained=False)
 
 
-READERS: dict[str, Callable[[Item], bool]] = {
-    "number: true": lambda item: ours_agrees(item.text, item.human),
-    "flexible-extract": lambda item: harness_agrees(harness_extract(FLEXIBLE, item.text, -1), item.human),
-    "flexible, as numbers": lambda item: harness_numeric_agrees(harness_extract(FLEXIBLE, item.text, -1), item.human),
-    "strict-match": lambda item: harness_agrees(harness_extract(STRICT, item.text, 0), item.human),
+READERS: dict[str, Callable[[Item], Reading]] = {
+    "number: true": lambda item: ours_reading(item.text, item.human),
+    "flexible-extract": lambda item: harness_reading(harness_extract(FLEXIBLE, item.text, -1), item.human),
+    "flexible, as numbers": lambda item: harness_numeric_reading(harness_extract(FLEXIBLE, item.text, -1), item.human),
+    "strict-match": lambda item: harness_reading(harness_extract(STRICT, item.text, 0), item.human),
 }
 
 
-def table(items: list[Item]) -> tuple[list[list[str]], dict[str, list[Item]]]:
+def table(items: list[Item]) -> tuple[list[list[str]], dict[str, list[Item]], dict[str, list[Reading]]]:
     classes = list(dict.fromkeys(item.cls for item in items))
-    misses: dict[str, list[Item]] = {name: [] for name in READERS}
+    readings = {name: [reader(item) for item in items] for name, reader in READERS.items()}
+    misses = {name: [item for item, r in zip(items, rs, strict=True) if not r.agrees] for name, rs in readings.items()}
     rows = []
-    totals = dict.fromkeys(READERS, 0)
     for cls in [*classes, None]:
-        group = [item for item in items if item.cls == cls] if cls else items
+        group = [i for i, item in enumerate(items) if cls is None or item.cls == cls]
         cells = [cls or "all", str(len(group))]
-        for name, reader in READERS.items():
-            agreed = [reader(item) for item in group]
-            if cls:
-                totals[name] += sum(agreed)
-                misses[name] += [item for item, ok in zip(group, agreed, strict=True) if not ok]
-            cells.append(f"{sum(agreed)}/{len(group)} ({100 * sum(agreed) / len(group):.0f}%)")
+        for name in READERS:
+            agreed = sum(readings[name][i].agrees for i in group)
+            cells.append(f"{agreed}/{len(group)} ({100 * agreed / len(group):.0f}%)")
         rows.append(cells)
-    return rows, misses
+    return rows, misses, readings
 
 
-def print_table(rows: list[list[str]]) -> None:
-    header = ["class", "n", *READERS]
+def print_table(rows: list[list[str]], header: list[str]) -> None:
     print("| " + " | ".join(header) + " |")
     print("|" + "|".join(" --- " for _ in header) + "|")
     for row in rows:
         print("| " + " | ".join(row) + " |")
 
 
-def time_per_answer(items: list[Item], rounds: int = 20) -> float:
-    start = time.perf_counter()
+def disagreement_rows(readings: dict[str, list[Reading]]) -> list[list[str]]:
+    """Per reader: its disagreements, how many read nothing (abstained) and how many read a wrong number."""
+    rows = []
+    for name, rs in readings.items():
+        missed = [r for r in rs if not r.agrees]
+        abstained = sum(r.abstained for r in missed)
+        share = f"{100 * abstained / len(missed):.0f}%" if missed else "-"
+        rows.append([name, str(len(missed)), f"{abstained} ({share})", str(len(missed) - abstained)])
+    return rows
+
+
+def time_per_answer(items: list[Item], rounds: int = 5) -> float:
+    """CPU seconds per answer, the best of `rounds` passes (a shared machine moves wall time too much)."""
+    best = float("inf")
     for _ in range(rounds):
+        start = time.process_time()
         for item in items:
             with contextlib.suppress(NoAnswer):
                 read_number(item.text)
-    return (time.perf_counter() - start) / (rounds * len(items))
+        best = min(best, time.process_time() - start)
+    return best / len(items)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -168,9 +194,11 @@ def main(argv: list[str] | None = None) -> int:
     items = load(args.corpus)
     classes = sorted({item.cls for item in items})
     print(f"corpus: {len(items)} answers in {len(classes)} classes ({', '.join(classes)})\n")
-    rows, misses = table(items)
-    print_table(rows)
-    print(f"\nnumber: true reads an answer in {1e6 * time_per_answer(items):.0f} µs on average")
+    rows, misses, readings = table(items)
+    print_table(rows, ["class", "n", *READERS])
+    print()
+    print_table(disagreement_rows(readings), ["reader", "disagreements", "abstentions", "wrong numbers"])
+    print(f"\nnumber: true reads an answer in {1e6 * time_per_answer(items):.0f} µs of CPU on average")
     if args.misses:
         for name, missed in misses.items():
             print(f"\n{name} misses ({len(missed)}):")

@@ -138,13 +138,13 @@ def _parse_regex(spec: AnswerSpec, text: str) -> Any:
     return answer
 
 
-def parse_number(text: str) -> int | float | str:
+def parse_number(text: str, *, decimal_comma: bool = False) -> int | float | str:
     """The number `text` commits to (the rules of docs/design.md §4.1, in `measure/numbers/`)."""
-    return read_number(text)
+    return read_number(text, decimal_comma=decimal_comma)
 
 
 def _parse_number(spec: AnswerSpec, text: str) -> Any:
-    return read_number(text)
+    return read_number(text, decimal_comma=spec.decimal_comma)
 
 
 def normalize_text(text: str, steps: Sequence[str]) -> str:
@@ -236,7 +236,7 @@ def normalize_expected(spec: AnswerSpec, expected: Any) -> Any:
             except NoAnswer:
                 return expected
         try:
-            return parse_number(scalar_text(expected))
+            return parse_number(scalar_text(expected), decimal_comma=spec.decimal_comma)
         except NoAnswer:
             return scalar_text(expected)
     if kind == "choice":

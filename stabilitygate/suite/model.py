@@ -181,17 +181,34 @@ class TextAnswer(Strict):
     normalize: list[Normalization] = Field(default_factory=list)
 
 
+class NumberAnswer(Strict):
+    decimal_comma: bool = Field(False, description="Read the comma as the decimal mark: 1,5 is 1.5, 1.234 is 1234")
+
+
 class AnswerSpec(Strict):
     """How to parse the answer out of a completion: exactly one parser, optionally a schema."""
 
     json_: str | None = Field(None, alias="json", description="RFC 6901 pointer; '' = whole document")
     choice: list[str] | None = Field(None, min_length=2, description="The labels, e.g. [A, B, C, D]")
     regex: str | None = Field(None, description="First group, else the whole match")
-    number: Literal[True] | None = None
+    number: NumberAnswer | Literal[True] | None = Field(None, description="true, or {decimal_comma: true}")
     text: TextAnswer | None = None
     schema_: dict[str, Any] | None = Field(None, alias="schema", description="JSON Schema the answer must meet")
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    @field_validator("number", mode="before")
+    @classmethod
+    def _number_shape(cls, value: Any) -> Any:
+        """`true` or the options mapping, with one plain message for anything else."""
+        if value is None or value is True:
+            return value
+        if not isinstance(value, dict):
+            raise ValueError("expected true or {decimal_comma: true}")
+        unknown = sorted(str(key) for key in value if key not in NumberAnswer.model_fields)
+        if unknown:
+            raise ValueError(f"unknown key {unknown[0]!r} (expected decimal_comma)")
+        return NumberAnswer.model_validate(value)
 
     @model_validator(mode="after")
     def _exactly_one_parser(self) -> AnswerSpec:
@@ -222,6 +239,10 @@ class AnswerSpec(Strict):
     @property
     def kind(self) -> str:
         return next(k for k in ("json", "choice", "regex", "number", "text") if self.spec_value(k) is not None)
+
+    @property
+    def decimal_comma(self) -> bool:
+        return isinstance(self.number, NumberAnswer) and self.number.decimal_comma
 
     def spec_value(self, kind: str) -> Any:
         return getattr(self, {"json": "json_", "schema": "schema_"}.get(kind, kind))

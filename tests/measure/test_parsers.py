@@ -150,10 +150,9 @@ def test_number_forms_read_as_one_canonical_value(text: str, number: float) -> N
         ("In 2023, 19 people came", 19),
         ("19 people came in 2023.", 19),  # a year closing the clause is a date, not the answer
         ("The primes are 2,3,5", 5),
-        ("1,5", 5),  # not a decimal comma: the list 1, 5
+        ("1,5", 1.5),  # a comma that cannot separate thousands is a decimal comma (before issue 26: 5)
         ("1,000", 1000),
-        ("1,2345", 2345),
-        ("12-7", 7),
+        ("1,2345", 1.2345),  # the same (before issue 26: 2345)
         ("Python 3.11.2 printed 7", 7),
     ],
 )
@@ -181,7 +180,7 @@ def test_an_explicit_answer_wins_over_other_numbers(text: str, number: float) ->
     assert value(spec(number=True), text) == number
 
 
-@pytest.mark.parametrize("text", ["none at all", "1e999", "v2", "1.000.000", "12.3.4", "H2O"])
+@pytest.mark.parametrize("text", ["nothing at all", "1e999", "v2", "12.3.4", "01.02.2024", "H2O", "12-7"])
 def test_texts_without_a_readable_number(text: str) -> None:
     assert not parse_answer(spec(number=True), text).ok
 
@@ -194,8 +193,30 @@ def test_long_runs_after_an_answer_phrase_parse_in_linear_time() -> None:
 
 
 def test_number_failures() -> None:
-    assert parse_answer(spec(number=True), "none at all").error == "no number found"
+    assert parse_answer(spec(number=True), "nothing at all").error == "no number found"
     assert parse_answer(spec(number=True), "1e999").error == "the number is out of range"
+    assert parse_answer(spec(number=True), "It is 3:2.").error == "3:2 is a ratio, not one number"
+
+
+@pytest.mark.parametrize(
+    ("number", "text", "read"),
+    [
+        (True, "It is 1,5 km.", 1.5),
+        (True, "It is 1,234 km.", 1234),
+        ({"decimal_comma": True}, "It is 1,234 km.", 1.234),
+        ({"decimal_comma": True}, "It is 1.234 km.", 1234),
+        ({"decimal_comma": False}, "It is 1,234 km.", 1234),
+        ({}, "It is 1,234 km.", 1234),
+    ],
+)
+def test_decimal_comma_makes_the_comma_the_decimal_mark(number: Any, text: str, read: float) -> None:
+    assert value(spec(number=number), text) == read
+
+
+def test_expected_reads_with_the_cases_decimal_comma() -> None:
+    european = spec(number={"decimal_comma": True})
+    assert normalize_expected(european, "1.234,5") == 1234.5
+    assert normalize_expected(spec(number=True), "1,234.5") == 1234.5
 
 
 @given(st.integers(min_value=-(10**12), max_value=10**12), st.sampled_from(["", ".", " apples.", "%"]))

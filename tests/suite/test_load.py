@@ -54,6 +54,13 @@ def test_good_suite_resolves_defaults_and_overrides(tmp_path: Path) -> None:
     assert secret_env_names(loaded.cases) == {"DEMO_KEY", "OPENAI_API_KEY"}  # the default key is a secret too
 
 
+def test_a_number_answer_takes_true_or_its_options(tmp_path: Path) -> None:
+    for written, decimal_comma in (("true", False), ("{decimal_comma: true}", True), ("{}", False)):
+        loaded = load_suite(write(tmp_path, GOOD.replace("{choice: [A, B]}", f"{{number: {written}}}")))
+        answer = loaded.resolved_cases()[1].answer
+        assert answer is not None and answer.kind == "number" and answer.decimal_comma is decimal_comma
+
+
 def test_definition_hash_changes_with_prompt_not_thresholds(tmp_path: Path) -> None:
     base = load_suite(write(tmp_path, GOOD)).resolved_cases()[0].definition_hash
     looser = load_suite(write(tmp_path, GOOD.replace("{max_unique: 1}", "{max_unique: 2}")))
@@ -73,6 +80,16 @@ BAD = {
     "unknown_provider": (GOOD.replace("type: openai", "type: bard"), 4, "provider.type"),
     "empty_cases": (GOOD.split("cases:")[0] + "cases: []\n", 10, "cases"),
     "duplicate_key": (GOOD.replace("  type: openai\n", "  type: openai\n  type: local\n"), 5, "duplicate key 'type'"),
+    "number_option_typo": (
+        GOOD.replace("{choice: [A, B]}", "{number: {decimal_koma: true}}"),
+        19,
+        "cases[1].answer.number: unknown key 'decimal_koma' (expected decimal_comma)",
+    ),
+    "number_false": (
+        GOOD.replace("{choice: [A, B]}", "{number: false}"),
+        19,
+        "cases[1].answer.number: expected true or {decimal_comma: true}, got False",
+    ),
 }
 
 

@@ -3,7 +3,8 @@
 A chain's result is what its last `=` gives, read before any `≈` (the exact form, not its
 rounding): "4 + 6 = 10" is 10, "1/3 + 1/3 = 2/3 ≈ 0.67" is 2/3, "2/3 = 0.666..." is 2/3. An
 expression with no `=` after it is worked out exactly ("4 + 6" is 10) when an answer phrase
-introduces it.
+introduces it. An unspaced dash ("12-7") is a range as much as a difference: never worked out,
+and no answer where it is the result.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from fractions import Fraction
 from functools import cached_property
 
 from stabilitygate.measure.canonical import NoAnswer
-from stabilitygate.measure.numbers.links import Link, LinkKind, same_answer
+from stabilitygate.measure.numbers.links import Link, LinkKind
 from stabilitygate.measure.numbers.tokens import NumberToken
 
 _JOINING = frozenset({LinkKind.OPERATOR, LinkKind.DASH, LinkKind.EQUALS, LinkKind.APPROX})
@@ -78,22 +79,30 @@ def result(numbers: Numbers, chain: Chain) -> Fraction:
 
 def last_value(numbers: Numbers, chain: Chain) -> Fraction:
     """The chain read as the last number of a text: its result after `=` or beside `≈`, else its last number."""
-    if numbers.has(chain, LinkKind.EQUALS) or numbers.has(chain, LinkKind.APPROX):
+    if numbers.has(chain, LinkKind.EQUALS) or numbers.has(chain, LinkKind.APPROX) or numbers.has(chain, LinkKind.DASH):
         return result(numbers, chain)
     return _value(numbers.tokens[chain.last])
 
 
+def chain_at(numbers: Numbers, index: int) -> Chain:
+    """The chain that holds tokens[index]."""
+    return next(chain for chain in numbers.chains if chain.first <= index <= chain.last)
+
+
 def _value(token: NumberToken) -> Fraction:
+    if token.not_one:
+        raise NoAnswer(token.not_one)
     if token.value is None:
         raise NoAnswer("the number is out of range")
     return token.value
 
 
 def _evaluate(numbers: Numbers, start: int, stop: int) -> Fraction:
-    """tokens[start..stop] with their operators, × and ÷ before + and −; a dash is not worked out."""
+    """tokens[start..stop] with their operators, × and ÷ before + and −."""
     links = numbers.links[start + 1 : stop + 1]
-    if any(link.kind is not LinkKind.OPERATOR for link in links):
-        return _value(numbers.tokens[start])
+    if any(link.kind is LinkKind.DASH for link in links):
+        written = numbers.text[numbers.tokens[start].start : numbers.tokens[stop].end]
+        raise NoAnswer(f"{written} is a range or a difference, not one number")
     total, term = Fraction(0), _value(numbers.tokens[start])
     for link, token in zip(links, numbers.tokens[start + 1 : stop + 1], strict=True):
         value = _value(token)
@@ -109,15 +118,3 @@ def _evaluate(numbers: Numbers, start: int, stop: int) -> Fraction:
         if max(term.numerator.bit_length(), term.denominator.bit_length()) > _MAX_BITS:
             raise NoAnswer("the number is out of range")
     return total + term
-
-
-def hedge(numbers: Numbers, chain: Chain) -> str | None:
-    """ "8 or 9" when the chain is offered beside another answer with "or"; None when it is not."""
-    neighbours = ((chain.first - 1, chain.first), (chain.last, chain.last + 1))
-    for left, right in neighbours:
-        if left < 0 or right >= len(numbers.tokens) or numbers.links[right].kind is not LinkKind.ALTERNATIVE:
-            continue
-        a, b = numbers.tokens[left], numbers.tokens[right]
-        if not same_answer(a, b):
-            return f"{a.text} or {b.text}"
-    return None

@@ -1,7 +1,8 @@
-"""Where a number stands: in an aside, as a year, at the head of a concluding sentence.
+"""Where a number stands: in an aside, as a year, as a label, at the head of a concluding sentence.
 
 These decide which numbers can be the last number of a text (docs/design.md §4.1): an aside
-("85 (of 90 possible)") or a year that closes a clause ("41 in 2031.") only frames the answer.
+("85 (of 90 possible)"), a year that closes a clause ("41 in 2031.") or a label ("Step 3",
+"question 3", "the 12th term is 45") only frames the answer.
 """
 
 from __future__ import annotations
@@ -20,6 +21,15 @@ _CONCLUSION = re.compile(
     re.I,
 )
 _LOOKBACK = 24
+_LABEL_NAMES = (
+    "step question problem part exercise task case method approach example equation eq figure fig table section"
+    " chapter scenario stage phase"
+)
+_LABEL_WORDS = frozenset(_LABEL_NAMES.split())
+_LABEL_HINT = re.compile(rf"\b(?:{'|'.join(sorted(_LABEL_WORDS, key=len, reverse=True))})\b")
+_WORD_BEFORE = re.compile(r"([A-Za-z]+)\.?[ \t]*(?:#|[Nn]o\.)?[ \t]*\(?\Z")
+_ORDINAL_AFTER = re.compile(r"(?:st|nd|rd|th)\b")
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
 
 
 def asides(text: str, tokens: list[NumberToken]) -> list[bool]:
@@ -35,6 +45,8 @@ def asides(text: str, tokens: list[NumberToken]) -> list[bool]:
 
 def _aside_spans(text: str) -> list[tuple[int, int]]:
     """The outermost balanced (...) and [...] spans as (open, close) offsets, in order."""
+    if "(" not in text and "[" not in text:
+        return []
     spans: list[tuple[int, int]] = []
     stack: list[tuple[str, int]] = []
     for m in _BRACKET.finditer(text):
@@ -59,3 +71,29 @@ def is_year(text: str, token: NumberToken) -> bool:
 def conclusion_starts(text: str) -> list[int]:
     """Offsets where a concluding sentence begins ("So ...", "Therefore ...", "In total ...")."""
     return [m.end() for m in _CONCLUSION.finditer(text)]
+
+
+def labels(text: str, tokens: list[NumberToken]) -> list[bool]:
+    """For each number, whether it labels rather than counts: "Step 3", "Question 2", or an ordinal
+    ("12th") followed by another number in its sentence ("the 12th term is 45")."""
+    lower = text.lower()
+    named = _LABEL_HINT.search(lower) is not None
+    flags = []
+    for i, token in enumerate(tokens):
+        following = tokens[i + 1].start if i + 1 < len(tokens) else None
+        flags.append(
+            token.plain_integer and ((named and _labelled(text, token)) or _ordinal_before(text, token, following))
+        )
+    return flags
+
+
+def _labelled(text: str, token: NumberToken) -> bool:
+    word = _WORD_BEFORE.search(text, max(0, token.start - 16), token.start)
+    return word is not None and word.group(1).lower() in _LABEL_WORDS
+
+
+def _ordinal_before(text: str, token: NumberToken, following: int | None) -> bool:
+    """ "the 12th term is 45": an ordinal with another number after it in its sentence."""
+    if following is None or _ORDINAL_AFTER.match(text, token.end) is None:
+        return False
+    return _SENTENCE_END.search(text, token.end, following) is None

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
-from fractions import Fraction
 from itertools import pairwise
 
 from stabilitygate.measure.numbers.tokens import NumberToken
@@ -23,7 +22,9 @@ class LinkKind(Enum):
     DASH = "dash"  # an unspaced hyphen: a range ("12-7") or a subtraction, so never evaluated
     EQUALS = "equals"
     APPROX = "approx"  # what follows is a rounding of what comes before
-    ALTERNATIVE = "alternative"  # "or": two answers offered
+    ALTERNATIVE = "alternative"  # "or": two answers offered ("8 or 9", "x = 2 or x = -3")
+    ANOTHER = "another"  # a second value of the answer ("x = 1 and x = 5", "x = 2, y = 3")
+    RESTATED = "restated"  # "which is", "that is": the same answer again, or a remark on it
 
 
 @dataclass(frozen=True)
@@ -48,11 +49,25 @@ _OPERATORS = {
     "\\div": "/",
 }
 _APPROX = frozenset({"≈", "\\approx", "≅", "~", "=~", "~=", "\\sim", "≃"})
+_UNIT = r"\s*(?P<unit>[^\W\d_]+\.?)?(?:\s+[^\W\d_]+\.?)?"  # up to two words: "m tall", "minutes"
 _APPROX_WORDS = re.compile(
-    r"\s*,?\s*(?:or|i\.e\.|that\s+is|which\s+is)\s*,?\s*(?:about|approximately|approx\.?|roughly|around|nearly)\s+",
+    _UNIT + r"\s*,?\s*(?:or|i\.e\.|that\s+is|which\s+is)\s*,?\s*"
+    r"(?:about|approximately|approx\.?|roughly|around|nearly)\s+",
     re.I,
 )
-ALTERNATIVE_GAP = re.compile(r"\s*,?\s*or\s+(?:(?:maybe|perhaps|possibly|even)\s+)?[*_`$]*", re.I)
+_UNKNOWN = r"[a-zA-Z](?:_\{?\w+\}?)?"  # x, x_1, x_{2}
+#: "8 or 9", "6, or maybe 7", "30, maybe 35", "12 apples, or 13", "x = 2 or x = -3".
+ALTERNATIVE_GAP = re.compile(
+    _UNIT + r"\s*,?\s*(?=or\b|maybe\b|perhaps\b|possibly\b)(?:or\s+)?(?P<hedge>(?:maybe|perhaps|possibly|even)\s+)?"
+    rf"(?:{_UNKNOWN}\s*=\s*)?[*_`$]*",
+    re.I,
+)
+#: "95 minutes, which is 1 hour and 35 minutes", "0.5, that is 50%".
+_RESTATED_GAP = re.compile(
+    _UNIT + r"\s*,?\s*(?:which\s+is|that\s+is|that['’]s|i\.e\.,?|in\s+other\s+words,?)\s+[*_`$]*", re.I
+)
+_ANOTHER_GAP = re.compile(rf"[\s$]*(?:,|;|\band\b|,\s*and\b)[\s$]*{_UNKNOWN}[\s$]*=[\s$]*")
+_MAX_WORDED_SPACES = 6  # " kilometres tall, or approximately " has 5
 _TIMES_X = re.compile(r"\s+[x×]\s+")  # "6 x 8": a letter x only with spaces on both sides
 
 
@@ -64,7 +79,7 @@ def link_between(text: str, left: NumberToken, right: NumberToken) -> Link:
     core = _MARKUP.sub("", gap)
     if core == "=":
         return Link(LinkKind.EQUALS)
-    if core in _APPROX or _APPROX_WORDS.fullmatch(gap):
+    if core in _APPROX:
         return Link(LinkKind.APPROX)
     if core in ("-", "\u2212") and gap == core:
         return Link(LinkKind.DASH)
@@ -72,29 +87,24 @@ def link_between(text: str, left: NumberToken, right: NumberToken) -> Link:
         return Link(LinkKind.OPERATOR, _OPERATORS[core])
     if _TIMES_X.fullmatch(gap):
         return Link(LinkKind.OPERATOR, "*")
+    return _worded(gap)
+
+
+def _worded(gap: str) -> Link:
+    """The links words write: "or about", "or", "maybe", "and x =", "which is"."""
+    if gap.count(" ") > _MAX_WORDED_SPACES:  # a sentence between them, not a few linking words
+        return NO_LINK
+    if _APPROX_WORDS.fullmatch(gap):
+        return Link(LinkKind.APPROX)
     if ALTERNATIVE_GAP.fullmatch(gap):
         return Link(LinkKind.ALTERNATIVE)
+    if _ANOTHER_GAP.fullmatch(gap):
+        return Link(LinkKind.ANOTHER)
+    if _RESTATED_GAP.fullmatch(gap):
+        return Link(LinkKind.RESTATED)
     return NO_LINK
 
 
 def links_of(text: str, tokens: list[NumberToken]) -> list[Link]:
     """links[i] joins tokens[i - 1] and tokens[i]; links[0] is NO_LINK."""
     return [NO_LINK] + [link_between(text, a, b) for a, b in pairwise(tokens)]
-
-
-def same_answer(a: NumberToken, b: NumberToken) -> bool:
-    """Two numbers offered as one answer: equal, or one a rounding of the other ("3.14, or 22/7")."""
-    if a.value is None or b.value is None:
-        return False
-    return a.value == b.value or _rounds_to(b.value, a) or _rounds_to(a.value, b)
-
-
-def _rounds_to(exact: Fraction, shown: NumberToken) -> bool:
-    """`shown` is `exact` rounded (half up) or cut to the decimals it writes (at least one)."""
-    if not shown.decimals or shown.value is None:
-        return False
-    scale = 10**shown.decimals
-    magnitude = abs(exact) * scale
-    sign = -1 if exact < 0 else 1
-    candidates = {int(magnitude + Fraction(1, 2)), int(magnitude)}
-    return any(Fraction(sign * c, scale) == shown.value for c in candidates)

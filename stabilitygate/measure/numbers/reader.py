@@ -1,69 +1,136 @@
 """`number: true`: the number a text commits to, the rules in the order of docs/design.md §4.1.
 
+0. The answer ends where a base model runs on into the next question (runon.py); a JSON answer
+   is its answer field (structured.py); a text that declines to answer commits to nothing
+   (refusals.py).
 1. The last explicit answer ("The answer is 4 + 6 = 10." is 10, "The answer is seven." is 7).
-2. Else the last number, where asides ("85 (of 90 possible)") and years closing a clause
-   ("41 in 2031.") are passed over, and an anchor (an equation's result, or the first number of
-   a sentence that concludes: "So 13 ...") stands when the numbers after it only restate
+2. Else the last number, where asides ("85 (of 90 possible)"), years closing a clause ("41 in
+   2031."), labels ("Step 3"), code, checks and remarks after the answer are passed over; an
+   output of the code stands; an anchor (an equation's result, or the first number of a sentence
+   that concludes: "So 13 ...") stands when the numbers after it only restate
    ("9 + 4 = 13. So 13 is the result of 9 + 4." is 13; see _only_restated).
-3. Either way a chain gives its result ("= 10") or its exact form ("2/3 ≈ 0.67" is 2/3), and a
-   number offered beside another with "or" ("8 or 9") is no committed answer.
+3. A chain is read at its result: "12 + 7 = 19" is 19, "2/3 ≈ 0.67" is 2/3.
+4. What is not one number is refused: a hedge ("8 or 9"), two values ("x = 2 or x = -3"), a
+   range, a ratio, a clock time, a root, an expression, a compound quantity; a restatement
+   ("0.45, or 45%") is read where it is first stated.
 """
 
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from fractions import Fraction
 
 from stabilitygate.measure.canonical import NoAnswer, canonical_fraction
-from stabilitygate.measure.numbers.chains import Chain, Numbers, hedge, last_value
-from stabilitygate.measure.numbers.context import asides, conclusion_starts, is_year
-from stabilitygate.measure.numbers.explicit import explicit_answer
-from stabilitygate.measure.numbers.links import LinkKind, links_of
-from stabilitygate.measure.numbers.tokens import number_tokens
+from stabilitygate.measure.numbers.alternatives import committed
+from stabilitygate.measure.numbers.chains import Chain, Numbers, last_value
+from stabilitygate.measure.numbers.code import Code, code_in
+from stabilitygate.measure.numbers.commentary import commentary_spans
+from stabilitygate.measure.numbers.context import asides, conclusion_starts, is_year, labels
+from stabilitygate.measure.numbers.explicit import ANSWER_LEAD, explicit_answer
+from stabilitygate.measure.numbers.links import LinkKind
+from stabilitygate.measure.numbers.refusals import refusal_in
+from stabilitygate.measure.numbers.runon import answer_part
+from stabilitygate.measure.numbers.scan import scan
+from stabilitygate.measure.numbers.spans import Spans
+from stabilitygate.measure.numbers.structured import Field, Unnamed, json_answer
+from stabilitygate.measure.numbers.tokens import MAX_EXPONENT
 
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
 _MAX_CONCLUSION_REACH = 200  # characters from "So" to its number: further is another sentence's
+_MAX_DEPTH = 2  # a JSON answer field holding text is read once more, no deeper
 
 
-def read_number(text: str) -> int | float | str:
+def read_number(text: str, *, decimal_comma: bool = False) -> int | float | str:
     """The number `text` commits to, in canonical form (canonical_fraction); NoAnswer when none."""
-    tokens = number_tokens(text)
-    numbers = Numbers(text, tokens, links_of(text, tokens))
+    return canonical_fraction(_read(text, decimal_comma, 0))
+
+
+def _read(text: str, decimal_comma: bool, depth: int) -> Fraction:
+    text = answer_part(text, ANSWER_LEAD)
+    field = json_answer(text) if depth < _MAX_DEPTH else None
+    if field is not None:
+        return _field_value(field, decimal_comma, depth)
+    numbers = scan(text, decimal_comma=decimal_comma)
     explicit = explicit_answer(numbers)
-    if explicit is not None:
-        if explicit.value is None:
-            raise NoAnswer(f"no committed answer: {explicit.hedge}")
-        return canonical_fraction(explicit.value)
-    return canonical_fraction(_last_number(numbers))
+    refusal = refusal_in(text)
+    if refusal is not None and (explicit is None or explicit.hypothetical or explicit.start < refusal.start()):
+        raise NoAnswer(f"no committed answer: {refusal.group()!r}")
+    if explicit is None:
+        return _last_number(numbers)
+    if explicit.value is None:
+        raise NoAnswer(explicit.reason or "no committed answer")
+    return explicit.value
+
+
+def _field_value(field: Field | Unnamed, decimal_comma: bool, depth: int) -> Fraction:
+    if isinstance(field, Unnamed):
+        raise NoAnswer(f"the JSON names no answer among its numbers ({', '.join(field.keys)})")
+    value = field.value
+    if isinstance(value, bool) or not isinstance(value, int | Decimal | str):
+        raise NoAnswer(f"the JSON answer {field.key!r} holds no number")
+    if isinstance(value, str):
+        return _read(value, decimal_comma, depth + 1)
+    if isinstance(value, Decimal) and not value.is_finite():
+        raise NoAnswer("the number is not finite")
+    if isinstance(value, Decimal) and abs(value.adjusted()) > MAX_EXPONENT:  # 1e99999999: no value to hold
+        raise NoAnswer("the number is out of range")
+    return Fraction(value)
 
 
 def _last_number(numbers: Numbers) -> Fraction:
     chains = numbers.chains
     if not chains:
         raise NoAnswer("no number found")
-    candidates = _candidates(numbers, chains)
-    chosen = _anchor_or_last(numbers, candidates)
-    hedged = hedge(numbers, chosen)
-    if hedged is not None:
-        raise NoAnswer(f"no committed answer: {hedged}")
-    return last_value(numbers, chosen)
+    if len(chains) == 1:
+        return last_value(numbers, committed(numbers, chains[0]))
+    code, conclusions = code_in(numbers.text), conclusion_starts(numbers.text)
+    candidates = _candidates(numbers, chains, _passed_spans(numbers, code, conclusions), frozenset(code.outputs))
+    chosen = _output(numbers, candidates, code, conclusions) or _anchor_or_last(numbers, candidates, conclusions)
+    return last_value(numbers, committed(numbers, chosen))
 
 
-def _candidates(numbers: Numbers, chains: list[Chain]) -> list[Chain]:
-    """The chains that can be the answer: asides and closing years only when nothing else is left."""
-    aside = asides(numbers.text, numbers.tokens)
+def _candidates(numbers: Numbers, chains: list[Chain], passed: Spans, outputs: frozenset[int]) -> list[Chain]:
+    """The chains that can be the answer (an output in code among them); when none is, all of them."""
+    text, tokens = numbers.text, numbers.tokens
+    aside, label = asides(text, tokens), labels(text, tokens)
     kept = [
         chain
         for chain in chains
         if not aside[chain.last]
-        and not (chain.first == chain.last and is_year(numbers.text, numbers.tokens[chain.first]))
+        and not label[chain.last]
+        and not (chain.first == chain.last and is_year(text, tokens[chain.first]))
+        and (tokens[chain.last].start not in passed or tokens[chain.first].start in outputs)
     ]
     return kept or chains
 
 
-def _anchor_or_last(numbers: Numbers, candidates: list[Chain]) -> Chain:
+def _passed_spans(numbers: Numbers, code: Code, conclusions: list[int]) -> Spans:
+    """Code, and checks and remarks once a number stands before them."""
+    first = numbers.tokens[0].start
+    commentary = [span for span in commentary_spans(numbers.text, conclusions) if span[0] > first]
+    return Spans([*code.spans, *commentary])
+
+
+def _output(numbers: Numbers, candidates: list[Chain], code: Code, conclusions: list[int]) -> Chain | None:
+    """The code's last output, unless a later equation or conclusion brings a new number."""
+    outputs = set(code.outputs)
+    shown = [chain for chain in candidates if numbers.tokens[chain.first].start in outputs]
+    if not shown:
+        return None
+    output = shown[-1]
+    seen = {numbers.tokens[i].value for chain in candidates if chain.last <= output.last for i in _span(chain)}
+    anchors = _anchors(numbers, candidates, conclusions)
+    return None if any(a.first > output.last and numbers.tokens[a.last].value not in seen for a in anchors) else output
+
+
+def _span(chain: Chain) -> range:
+    return range(chain.first, chain.last + 1)
+
+
+def _anchor_or_last(numbers: Numbers, candidates: list[Chain], conclusions: list[int]) -> Chain:
     """The last anchor when the numbers after it only restate, else the last chain."""
-    anchors = _anchors(numbers, candidates)
+    anchors = _anchors(numbers, candidates, conclusions)
     if anchors and _only_restated(numbers, anchors[-1], candidates):
         return anchors[-1]
     return candidates[-1]
@@ -86,10 +153,9 @@ def _only_restated(numbers: Numbers, anchor: Chain, candidates: list[Chain]) -> 
     return _SENTENCE_END.search(numbers.text, start, end) is None
 
 
-def _anchors(numbers: Numbers, candidates: list[Chain]) -> list[Chain]:
+def _anchors(numbers: Numbers, candidates: list[Chain], starts: list[int]) -> list[Chain]:
     """Equations ("9 + 4 = 13") and the first number of concluding sentences, in text order."""
     anchors = {chain.first: chain for chain in candidates if numbers.has(chain, LinkKind.EQUALS)}
-    starts = conclusion_starts(numbers.text)
     pending = iter(candidates)
     chain = next(pending, None)
     for start in starts:

@@ -1,9 +1,11 @@
 """The numbers a text writes, each with its exact value (docs/design.md §4.1, "number").
 
-A number is a decimal (`-1,234.5`, `$19`, `2 500 000`, `1e3`), a fraction (`3/4`, `\\frac{3}{4}`,
-`\\dfrac34`), a mixed number (`3 1/4`, `3\\frac{1}{4}`, `3½`) or a vulgar fraction (`½`). Not
-numbers: digits inside a word (`v2`, `H2O`), dotted runs (`3.11.2`, `01.02.2024`) and slash runs
-(`12/25/2023`), which are versions and dates.
+A number is a decimal (`-1,234.5`, `$19`, `2 500 000`, `1e3`, `17,5`, `1.234,50`, `₹1,00,000`;
+`numerals.py` reads the grouping), a fraction (`3/4`, `\\frac{3}{4}`, `\\dfrac34`), a mixed number
+(`3 1/4`, `3\\frac{1}{4}`, `3½`) or a vulgar fraction (`½`). Some things that look like numbers are
+none, and say why when they are read as an answer: a ratio or clock time (`3:2`, `4:35 PM`), a
+tuple (`(2, -1)`), a number with ± (`±4`). Dates and versions hold no number at all (`12/25/2023`,
+`2024-01-15`, `3.11.2`, `01.02.2024`), nor do digits inside a word (`v2`, `H2O`).
 """
 
 from __future__ import annotations
@@ -11,38 +13,29 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
+from functools import cache
+
+from stabilitygate.measure.numbers.numerals import Piece, Run, pieces
 
 #: Exponents past this are no value we hold exactly (10**1000 is still cheap; 10**10**9 is not).
-_MAX_EXPONENT = 1000
+MAX_EXPONENT = 1000
 _SHORT = 30  # digits read with int(); longer runs go through Decimal (int() refuses past 4300)
 
-_SIGN = r"[-+\u2212]"
+_SIGN = r"[-+\u2212\u00b1]"
+_CURRENCY = "$\u20ac\u00a3\u00a5\u20b9"
 _VULGAR = "½⅓⅔¼¾⅕⅖⅗⅘⅙⅚⅐⅛⅜⅝⅞⅑⅒"
-_SEPARATOR = re.compile(r"[^0-9.]")  # what joins digit groups: commas, spaces, {,} and \,
-_START = r"(?<![\w./])"  # not inside a word, a dotted run or a slash run
+_LETTER = r"A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"  # Latin letters: "v2" and "H2O" are words
+_START = rf"(?<![0-9{_LETTER}_./])"  # not inside a word, a dotted run or a slash run
 _BRACED = r"\{\s*(?P<%s>-?[0-9]+(?:\.[0-9]+)?)\s*\}"
-_NUMBER = re.compile(
-    # Every number starts with one of these: rejecting other positions first makes the scan fast.
-    rf"(?=[-+\u2212$\u20ac\u00a3\u00a5.0-9\\{_VULGAR}])(?:"
-    # A slash run of three or more is a date: consumed, so that no number is read inside it.
-    rf"(?P<date>{_START}[0-9]+(?:/[0-9]+){{2,}}(?![\w/]))"
-    rf"|(?P<latex>{_START}(?P<lsign>{_SIGN})?(?:(?P<lwhole>[0-9]+)\s?)?\\[dt]?frac\s*"
-    rf"(?:{_BRACED % 'lnum'}\s*{_BRACED % 'lden'}|(?P<lnum1>[0-9])(?P<lden1>[0-9])))"
-    rf"|(?P<mixed>{_START}(?P<msign>{_SIGN})?(?P<mwhole>[0-9]+)[ \u00a0]"
-    r"(?P<mnum>[0-9]+)/(?P<mden>[0-9]+)(?![\w/]|\.[0-9]))"
-    rf"|(?P<vulgar>{_START}(?P<vsign>{_SIGN})?(?P<vwhole>[0-9]+)?\s?(?P<vchar>[{_VULGAR}]))"
-    rf"|(?P<fraction>{_START}(?P<fsign>{_SIGN})?(?P<fnum>[0-9]+)/(?P<fden>[0-9]+)(?![\w/]|\.[0-9]))"
-    # A comma (or LaTeX's {,}) joins only groups of three digits, as does a space, thin space,
-    # no-break space or LaTeX's \, ; any other comma or space separates numbers.
-    rf"|(?P<decimal>(?<![\w.])(?P<sign>{_SIGN})?(?:[$\u20ac\u00a3\u00a5]\s?)?(?P<sign2>{_SIGN})?"
-    r"(?P<digits>(?:[0-9]{1,3}(?:(?:,|\{,\})[0-9]{3})+(?![0-9])"
-    r"|[0-9]{1,3}(?:(?:[ \u00a0\u2009\u202f]|\\,)[0-9]{3})+(?![0-9/])"
-    r"|[0-9]+)(?P<point>\.[0-9]+)?|(?P<point_only>\.[0-9]+))"
-    r"(?:[eE](?P<exponent>[-+]?[0-9]+))?(?!\.?[0-9])(?P<truncated>\.\.\.|…)?))"
-)
+# What joins the digit groups of one run; numerals.py decides what the run means.
+_JOIN = r"(?:[,.](?=[0-9])|,\\!(?=[0-9])|\{,\}(?=[0-9])|(?:[ \u00a0\u2009\u202f]|\\[,! ])(?=[0-9]{3}(?![0-9/])))"
+_MEMBER = r"[-+\u2212]?[0-9]+(?:\.[0-9]+)?"
+_TUPLE_SEPARATOR = {False: r"\s*[,;]\s*", True: r"\s*(?:,\s|;)\s*"}  # with decimal commas, "2,5" is a number
+_COMMON = re.compile(r"(?P<whole>[1-9][0-9]{0,2}(?:,[0-9]{3})+|[0-9]+)(?:\.(?P<fraction>[0-9]+))?")
+_CLOCK = re.compile(r"[0-9]{1,2}(?::[0-5][0-9]){1,2}(?:\s?[AaPp]\.?[Mm]\.?)?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,9 +45,10 @@ class NumberToken:
     start: int
     end: int
     text: str
-    value: Fraction | None  # None: too large to hold (an exponent past ±1000)
+    value: Fraction | None  # None: too large to hold (an exponent past ±1000), or not one number
     decimals: int | None = None  # digits written after the point; None for fractions (exact forms)
     truncated: bool = False  # a decimal cut short with "..." or "…" (0.666...)
+    not_one: str | None = None  # why this is not one number ("3:2 is a ratio or a clock time")
 
     @property
     def plain_integer(self) -> bool:
@@ -62,23 +56,54 @@ class NumberToken:
         return self.text.isascii() and self.text.isdigit()
 
 
-def number_tokens(text: str) -> list[NumberToken]:
+def refused(token: NumberToken, why: str) -> NumberToken:
+    """The token marked as no single number, with the reason a parse failure will give."""
+    return replace(token, not_one=why)
+
+
+@cache
+def _pattern(decimal_comma: bool) -> re.Pattern[str]:
+    return re.compile(
+        # Every number starts with one of these: rejecting other positions first makes the scan fast.
+        rf"(?=[-+\u2212\u00b1{_CURRENCY}.0-9\\(\[{_VULGAR}])(?:"
+        # Dates are consumed, so that no number is read inside them.
+        rf"(?P<date>{_START}(?:[0-9]+(?:/[0-9]+){{2,}}|[12][0-9]{{3}}-[01][0-9]-[0-3][0-9])(?![\w/-]))"
+        rf"|(?P<colon>{_START}[0-9]+(?::[0-9]+)+(?![0-9])(?:\s?[AaPp]\.?[Mm]\.?(?![{_LETTER}]))?)"
+        rf"|(?P<tuple>[(\[]\s*{_MEMBER}(?:{_TUPLE_SEPARATOR[decimal_comma]}{_MEMBER})+\s*[)\]])"
+        rf"|(?P<latex>{_START}(?P<lsign>{_SIGN})?(?:(?P<lwhole>[0-9]+)\s?)?\\[dt]?frac\s*"
+        rf"(?:{_BRACED % 'lnum'}\s*{_BRACED % 'lden'}|(?P<lnum1>[0-9])(?P<lden1>[0-9])))"
+        rf"|(?P<mixed>{_START}(?P<msign>{_SIGN})?(?P<mwhole>[0-9]+)[ \u00a0]"
+        r"(?P<mnum>[0-9]+)/(?P<mden>[0-9]+)(?![\w/]|\.[0-9]))"
+        rf"|(?P<vulgar>{_START}(?P<vsign>{_SIGN})?(?P<vwhole>[0-9]+)?\s?(?P<vchar>[{_VULGAR}]))"
+        rf"|(?P<fraction>{_START}(?P<fsign>{_SIGN})?(?P<fnum>[0-9]+)/(?P<fden>[0-9]+)(?![\w/]|\.[0-9]))"
+        rf"|(?P<decimal>(?<![0-9{_LETTER}_.])(?P<sign>{_SIGN})?(?:[{_CURRENCY}]\s?)?(?P<sign2>{_SIGN})?"
+        rf"(?P<run>[0-9]+(?:{_JOIN}[0-9]+)*|\.[0-9]+)"
+        r"(?:[eE](?P<exponent>[-+]?[0-9]+))?(?![0-9])(?P<truncated>\.\.\.|…)?))"
+    )
+
+
+def number_tokens(text: str, *, decimal_comma: bool = False) -> list[NumberToken]:
     """Every number in `text`, in order."""
-    return [token for match in _NUMBER.finditer(text) for token in _tokens_of(match)]
+    pattern = _pattern(decimal_comma)
+    return [token for match in pattern.finditer(text) for token in _tokens_of(match, decimal_comma)]
 
 
-def _tokens_of(m: re.Match[str]) -> Iterator[NumberToken]:
+def _tokens_of(m: re.Match[str], decimal_comma: bool) -> Iterator[NumberToken]:
     kind = m.lastgroup
     if kind == "decimal":
-        yield _decimal(m)
+        yield from _decimal(m, decimal_comma)
     elif kind == "fraction":
         yield from _fraction(m)
     elif kind == "mixed":
-        yield from _mixed(m)
+        yield from _mixed(m, decimal_comma)
     elif kind == "latex":
         yield from _latex(m)
     elif kind == "vulgar":
         yield _vulgar(m)
+    elif kind == "colon":
+        yield _colon(m)
+    elif kind == "tuple":
+        yield from _tuple(m, decimal_comma)
 
 
 def _negative(sign: str | None) -> bool:
@@ -89,29 +114,48 @@ def _signed(value: Fraction, sign: str | None) -> Fraction:
     return -value if _negative(sign) else value
 
 
-def _decimal(m: re.Match[str]) -> NumberToken:
-    sign, sign2, written, point, point_only, exponent_text, cut = m.group(
-        "sign", "sign2", "digits", "point", "point_only", "exponent", "truncated"
-    )
-    digits = written if written.isdigit() else _SEPARATOR.sub("", written)
-    point = point or point_only or ""
-    exponent = int(exponent_text or 0)
-    truncated = bool(cut and point)
-    end = m.end() if truncated or not cut else m.start("truncated")
-    value = None
-    if abs(exponent) <= _MAX_EXPONENT:
-        value = _signed(_exact(digits, point, exponent), sign or sign2)
-    decimals = max(0, len(point) - 1 - exponent)
-    return NumberToken(m.start(), end, m.string[m.start() : end], value, decimals, truncated)
+def _plus_minus(token: NumberToken, *signs: str | None) -> NumberToken:
+    return refused(token, f"{token.text} is two values") if "\u00b1" in signs else token
 
 
-def _exact(digits: str, point: str, exponent: int) -> Fraction:
+def _decimal(m: re.Match[str], decimal_comma: bool) -> Iterator[NumberToken]:
+    sign, sign2, written, exponent_text, cut = m.group("sign", "sign2", "run", "exponent", "truncated")
+    if len(written) <= _SHORT and not (exponent_text or cut or decimal_comma):
+        common = _COMMON.fullmatch(written)  # most numbers: "19", "1,234", "3.5"
+        if common is not None:
+            whole, fraction = common.group("whole").replace(",", ""), common.group("fraction") or ""
+            exact = _signed(_exact(whole, fraction, 0), sign or sign2)
+            yield _plus_minus(NumberToken(m.start(), m.end(), m.group(), exact, len(fraction)), sign, sign2)
+            return
+    run_start = m.start("run")
+    if written.startswith("."):
+        found = [Piece(0, 0, "0", written[1:])]
+        run = Run([written[1:]], [1], [])
+    else:
+        run = Run.of(written)
+        found = pieces(run, decimal_comma=decimal_comma)
+    for k, piece in enumerate(found):
+        first, last = k == 0, k == len(found) - 1
+        start = m.start() if first else run_start + run.starts[piece.first]
+        end = run_start + run.starts[piece.last] + len(run.groups[piece.last])
+        exponent = int(exponent_text or 0) if last else 0
+        truncated = last and bool(cut and piece.fraction)
+        if last:  # the exponent and a cut-short decimal's "..." belong to the run's last number
+            end = m.end() if truncated or not cut else m.start("truncated")
+        value: Fraction | None = None
+        if abs(exponent) <= MAX_EXPONENT:
+            value = _signed(_exact(piece.whole, piece.fraction, exponent), (sign or sign2) if first else None)
+        decimals = max(0, len(piece.fraction) - exponent)
+        token = NumberToken(start, end, m.string[start:end], value, decimals, truncated)
+        yield _plus_minus(token, sign, sign2) if first else token
+
+
+def _exact(whole: str, fraction: str, exponent: int) -> Fraction:
+    digits = whole + fraction
     if exponent or len(digits) > _SHORT:
-        return Fraction(Decimal(digits)) * Fraction(10) ** exponent
+        return Fraction(Decimal(f"{whole}.{fraction or 0}")) * Fraction(10) ** exponent
     # The common case, without Decimal: int() and one power of ten are several times faster.
-    if not point:
-        return Fraction(int(digits))
-    return Fraction(int(digits.replace(".", "") or 0), 10 ** (len(point) - 1))
+    return Fraction(int(digits), 10 ** len(fraction)) if fraction else Fraction(int(whole))
 
 
 def _integer(text: str, start: int, end: int) -> NumberToken:
@@ -125,19 +169,19 @@ def _fraction(m: re.Match[str]) -> Iterator[NumberToken]:
         yield _integer(m.string, m.start("fden"), m.end("fden"))
         return
     value = _signed(Fraction(numerator, denominator), m.group("fsign"))
-    yield NumberToken(m.start(), m.end(), m.group(), value)
+    yield _plus_minus(NumberToken(m.start(), m.end(), m.group(), value), m.group("fsign"))
 
 
-def _mixed(m: re.Match[str]) -> Iterator[NumberToken]:
+def _mixed(m: re.Match[str], decimal_comma: bool) -> Iterator[NumberToken]:
     whole, numerator, denominator = int(m.group("mwhole")), int(m.group("mnum")), int(m.group("mden"))
     if not 0 < numerator < denominator:  # "3 5/4" or "3 1/0": a number, then a fraction
         yield _integer(m.string, m.start("mwhole"), m.end("mwhole"))
-        rest = _NUMBER.match(m.string, m.start("mnum"))
+        rest = _pattern(decimal_comma).match(m.string, m.start("mnum"))
         if rest is not None:
-            yield from _tokens_of(rest)
+            yield from _tokens_of(rest, decimal_comma)
         return
     value = _signed(whole + Fraction(numerator, denominator), m.group("msign"))
-    yield NumberToken(m.start(), m.end(), m.group(), value)
+    yield _plus_minus(NumberToken(m.start(), m.end(), m.group(), value), m.group("msign"))
 
 
 def _latex(m: re.Match[str]) -> Iterator[NumberToken]:
@@ -146,10 +190,25 @@ def _latex(m: re.Match[str]) -> Iterator[NumberToken]:
     if denominator == 0:
         return
     value = _signed(int(m.group("lwhole") or 0) + numerator / denominator, m.group("lsign"))
-    yield NumberToken(m.start(), m.end(), m.group(), value)
+    yield _plus_minus(NumberToken(m.start(), m.end(), m.group(), value), m.group("lsign"))
 
 
 def _vulgar(m: re.Match[str]) -> NumberToken:
     part = Fraction(unicodedata.numeric(m.group("vchar"))).limit_denominator(10)
     value = _signed(int(m.group("vwhole") or 0) + part, m.group("vsign"))
-    return NumberToken(m.start(), m.end(), m.group(), value)
+    return _plus_minus(NumberToken(m.start(), m.end(), m.group(), value), m.group("vsign"))
+
+
+def _colon(m: re.Match[str]) -> NumberToken:
+    what = "a clock time" if _CLOCK.fullmatch(m.group()) else "a ratio"
+    token = NumberToken(m.start(), m.end(), m.group(), None)
+    return refused(token, f"{m.group()} is {what}, not one number")
+
+
+def _tuple(m: re.Match[str], decimal_comma: bool) -> Iterator[NumberToken]:
+    inner_start = m.start() + 1
+    inner = number_tokens(m.string[inner_start : m.end() - 1], decimal_comma=decimal_comma)
+    if len(inner) == 1:  # "(1,000)": one number in brackets
+        yield replace(inner[0], start=inner[0].start + inner_start, end=inner[0].end + inner_start)
+        return
+    yield refused(NumberToken(m.start(), m.end(), m.group(), None), f"{m.group()} is a tuple, not one number")

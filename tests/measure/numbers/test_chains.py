@@ -1,4 +1,4 @@
-"""Chains: grouping, their result before any rounding, exact arithmetic, and the "or" hedge."""
+"""Chains: grouping, their result before any rounding, exact arithmetic; a dash is never worked out."""
 
 from __future__ import annotations
 
@@ -7,14 +7,12 @@ from fractions import Fraction
 import pytest
 
 from stabilitygate.measure.canonical import NoAnswer
-from stabilitygate.measure.numbers.chains import Chain, Numbers, hedge, last_value, result
-from stabilitygate.measure.numbers.links import links_of
-from stabilitygate.measure.numbers.tokens import number_tokens
+from stabilitygate.measure.numbers.chains import Chain, Numbers, chain_at, last_value, result
+from stabilitygate.measure.numbers.scan import scan
 
 
 def numbers_of(text: str) -> Numbers:
-    tokens = number_tokens(text)
-    return Numbers(text, tokens, links_of(text, tokens))
+    return scan(text)
 
 
 def whole(text: str) -> tuple[Numbers, Chain]:
@@ -43,7 +41,6 @@ def test_chains_split_where_nothing_links() -> None:
         ("1/3 + 1/3 = 2/3 ≈ 0.67", Fraction(2, 3)),
         ("1/3 + 1/3 ≈ 0.67", Fraction(2, 3)),
         ("2/3 = 0.666...", Fraction(2, 3)),  # a cut-short decimal is a rounding
-        ("12-7", 12),  # a dash is a range as well as a subtraction: not worked out
         ("12-7=5", 5),
     ],
 )
@@ -70,16 +67,20 @@ def test_repeats_mark_values_written_before() -> None:
     assert numbers_of("9 + 4 = 13. So 13 is 9 + 4.").repeats() == [False, False, False, True, True, True]
 
 
-@pytest.mark.parametrize(
-    ("text", "hedged"),
-    [
-        ("8 or 9", "8 or 9"),
-        ("7, 8, or maybe 9", "8 or 9"),
-        ("3.14 or 22/7", None),  # one answer, rounded and exact
-        ("8 or 8", None),
-        ("8 and 9", None),
-    ],
-)
-def test_a_number_beside_another_with_or_is_a_hedge(text: str, hedged: str | None) -> None:
+@pytest.mark.parametrize("text", ["12-7", "pages 10-12", "12 = 20-8"])
+def test_an_unspaced_dash_is_a_range_or_a_difference_never_worked_out(text: str) -> None:
+    # Before issue 26 "12-7" read 12 (inside an answer) or 7 (as the last number).
     numbers = numbers_of(text)
-    assert hedge(numbers, numbers.chains[-1]) == hedged
+    with pytest.raises(NoAnswer, match="is a range or a difference, not one number"):
+        last_value(numbers, numbers.chains[-1])
+
+
+def test_a_number_that_is_no_single_number_refuses_its_chain() -> None:
+    numbers = numbers_of("2\\sqrt{3} ≈ 3.46")
+    with pytest.raises(NoAnswer, match="is a root"):
+        result(numbers, numbers.chains[0])
+
+
+def test_chain_at_finds_the_chain_of_a_token() -> None:
+    numbers = numbers_of("4 + 6 = 10. Then 3")
+    assert [chain_at(numbers, i) for i in range(4)] == [Chain(0, 2)] * 3 + [Chain(3, 3)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from stabilitygate.measure.numbers.context import asides, conclusion_starts, is_year
+from stabilitygate.measure.numbers.context import asides, conclusion_starts, is_year, labels
 from stabilitygate.measure.numbers.tokens import number_tokens
 
 
@@ -48,3 +48,19 @@ def test_concluding_sentences_begin_after_a_sentence_end() -> None:
     starts = conclusion_starts(text)
     assert [text[s : s + 4] for s in starts] == [" 13 ", "** 1", ", 13"]
     assert conclusion_starts("So 5") == [2]
+
+
+@pytest.mark.parametrize(
+    ("text", "flags"),
+    [
+        ("Step 3: 5 apples", [True, False]),
+        ("Question 2: the answer is 64", [True, False]),
+        ("for part (2) it is 21", [True, False]),
+        ("the 12th term is 45", [True, False]),  # an ordinal that names what follows
+        ("She came 3rd.", [False]),  # an ordinal that is the answer
+        ("the 3rd. Then 4", [False, False]),  # the next number is in another sentence
+        ("She took 3 steps and 4 questions", [False, False]),
+    ],
+)
+def test_labels_name_rather_than_count(text: str, flags: list[bool]) -> None:
+    assert labels(text, number_tokens(text)) == flags

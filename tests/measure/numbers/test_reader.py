@@ -20,7 +20,6 @@ from stabilitygate.measure.numbers import read_number
         ("The final answer is 15 - 6 = 9 apples, because 15 - 6 leaves 9", 9),
         ("The answer is 7 × 9.", 63),  # an expression: worked out
         ("The answer is $4 \\times 5 = 20$, not 4", 20),
-        ("Answer: 12-7", 12),  # an unspaced dash may be a range: not worked out, as before
     ],
 )
 def test_an_answer_phrase_before_a_chain_reads_its_result(text: str, value: int) -> None:
@@ -122,10 +121,13 @@ def test_number_words_after_an_answer_phrase(text: str, value: int) -> None:
     assert read_number(text) == value
 
 
-def test_number_words_elsewhere_are_not_numbers() -> None:
-    with pytest.raises(NoAnswer, match="no number found"):
-        read_number("She has seven apples.")
+def test_number_words_are_read_wherever_they_are_the_answer() -> None:
+    # Before issue 26 words were read only after an answer phrase: "She has seven apples." read nothing.
+    assert read_number("She has seven apples.") == 7
     assert read_number("one of them has 4") == 4
+    assert read_number("Three went home, so seven stayed.") == 7
+    assert read_number("They ate half of the pizza.") == 0.5
+    assert read_number("There were none left.") == 0
 
 
 @pytest.mark.parametrize(
@@ -167,18 +169,19 @@ def test_a_hedge_that_then_commits_is_read() -> None:
         ("Python 3.11.2 printed 7", 7),  # versions are no numbers
         ("Released 01.02.2024, it sold 9", 9),  # dotted dates neither
         ("Due 12/25/2023, it sold 9", 9),  # nor slash dates
-        ("2024-01-15", 15),  # a dashed date reads as before
-        ("pages 10-12", 12),  # a range: its end, as before
+        ("Due 2024-01-15, it sold 9", 9),  # nor ISO dates
         ("She came 3rd", 3),  # an ordinal reads its digits, as before
     ],
 )
-def test_versions_dates_ranges_and_ordinals_read_as_before(text: str, value: int) -> None:
+def test_versions_dates_and_ordinals_read_as_before(text: str, value: int) -> None:
     assert read_number(text) == value
 
 
-def test_a_slash_date_alone_is_no_number() -> None:
+@pytest.mark.parametrize("text", ["It was due on 12/25/2023", "2024-01-15"])
+def test_a_date_alone_is_no_number(text: str) -> None:
+    # Before issue 26 "2024-01-15" read 15.
     with pytest.raises(NoAnswer, match="no number found"):
-        read_number("It was due on 12/25/2023")
+        read_number(text)
 
 
 def test_long_texts_read_in_linear_time() -> None:
@@ -186,3 +189,221 @@ def test_long_texts_read_in_linear_time() -> None:
     filler = ". " + " " * 20_000 + "(" * 5_000 + " 3 + 4 or " * 2_000
     assert read_number("So 13" + filler + "= 7") == 7
     assert read_number("The answer is " + "one " * 20_000) == 1
+
+
+# -- issue 26: the stated answer, not what follows it -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("So x = 13.\nCheck: 13 + 29 = 42 ✓", 13),
+        ("The bus holds 56 people.\n\nVerification: 8 rows × 7 seats = 56, and 56 - 50 = 6 spare.", 56),
+        ("Each share is $240. Let me double-check: 240 × 5 = 1200.", 240),
+        ("The answer is 7.\n\nTo verify: 7 × 6 = 42.", 7),
+        ("Meet after 3 hours. For comparison, walking would take 9 hours.", 3),
+        ("Ana paints it in 4 hours. Working alone, Ben would need 12 hours.", 4),
+        ("She keeps $30. Had she skipped the $8 taxi, she would have $38 if she were careful.", 30),
+        ("The final count is 15 birds, up from 9 on Monday.", 15),
+        ("He has 24 cards, not 20.", 24),
+    ],
+)
+def test_numbers_after_the_answer_do_not_replace_it(text: str, value: int) -> None:
+    assert read_number(text) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ('{"answer": 42, "confidence": 0.95}', 42),
+        ('{"reasoning": "7 boxes of 6 is 42, minus 2", "final_answer": 40}', 40),
+        ('```json\n{"result": "1,250 km", "uncertainty": 0.1}\n```', 1250),
+        ('Sure! {"answer": 2.5, "steps": 4}', 2.5),
+    ],
+)
+def test_a_json_answer_is_its_answer_field(text: str, value: float) -> None:
+    assert read_number(text) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ('{"answer": "unknown", "guess": 12}', "no number found"),
+        ('{"answer": [2, 3]}', "holds no number"),
+        ('{"answer": true}', "holds no number"),
+        ('{"total_cost": 45.5, "items": 3}', "names no answer among its numbers"),
+        ('{"answer": 1e99999999}', "out of range"),  # refused before any such power is worked out
+        ('{"answer": NaN}', "holds no number"),
+    ],
+)
+def test_a_json_answer_field_without_a_number_is_refused(text: str, why: str) -> None:
+    with pytest.raises(NoAnswer, match=why):
+        read_number(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("```python\nprint(sum([4, 8, 15]))\n```\nOutput:\n```\n27\n```\nThe list has 3 items.", 27),
+        ("```\n>>> 2 ** 10\n1024\n```\nPython 3.12 on Linux.", 1024),
+        ("```python\nx = 7 * 9\nprint(x)\n```\nThis prints 63. It takes 0.1 s.", 63),
+        ("```python\nprint(12 * 4)\n```\nOutput: 48\n\nSo each of the 4 teams gets 48 / 4 = 12.", 12),  # a new step
+    ],
+)
+def test_code_output_is_the_answer_and_code_is_not(text: str, value: int) -> None:
+    assert read_number(text) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("She has 9 - 4 = 5 pens.\n#### 5\n\nQuestion: A cat has 4 legs. How many legs do 3 cats have?\n#### 12", 5),
+        ("The answer is 30.\n\nQ: What is 6 x 7?\nA: The answer is 42.", 30),
+        ("#### 8<|endoftext|>Problem: 2 + 2?\nAnswer: 4", 8),
+    ],
+)
+def test_a_base_model_running_on_is_cut_after_the_answer(text: str, value: int) -> None:
+    assert read_number(text) == value
+
+
+# -- issue 26: what is not one number is refused ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("So the side is $\\boxed{3\\sqrt{5}}$.", "not one number"),
+        ("The midpoint is \\boxed{(1.5, 4)}.", "is a tuple"),
+        ("The midpoint is (1.5, 4).", "is a tuple"),
+        ("f'(x) = \\boxed{6x + 1}", "not one number"),
+        ("It will take between 3 and 4 weeks.", "is a range"),
+        ("Allow 20–25 minutes.", "is a range"),
+        ("Cook for 10 to 12 minutes.", "is a range"),
+        ("So x = 4 or x = −1.", "no committed answer"),
+        ("The roots are x = 3 and x = 8.", "not one number"),
+        ("Hence x = ±7.", "is two values"),
+        ("The ratio of flour to sugar is 5:2.", "is a ratio"),
+        ("The train leaves at 7:45 AM.", "is a clock time"),
+        ("The film lasts 2 hours and 10 minutes.", "is a compound quantity"),
+        ("The expression simplifies to 4y + 2.", "is an expression"),
+        ("The area is 25π square units.", "multiple of π"),
+        ("Answer: 12-7", "is a range or a difference"),  # before issue 26: 12
+        ("pages 10-12", "is a range or a difference"),  # before issue 26: 12
+    ],
+)
+def test_what_is_not_one_number_is_a_parse_failure_with_its_reason(text: str, why: str) -> None:
+    with pytest.raises(NoAnswer, match=why):
+        read_number(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I can't determine the number of apples from the 3 facts given.",
+        "There is not enough information: we know only that 12 people came.",
+        "It depends. The question is ambiguous; with 5 it would be 20, with 6 it would be 24.",
+        "I'm unable to answer without the rate. At 4%, for example, the answer would be 104.",
+    ],
+)
+def test_a_refusal_commits_to_no_number_whatever_it_mentions(text: str) -> None:
+    with pytest.raises(NoAnswer, match="no committed answer"):
+        read_number(text)
+
+
+def test_an_answer_given_after_a_refusal_is_read() -> None:
+    assert read_number("I can't be sure, but the answer is 12.") == 12
+
+
+# -- issue 26: notations ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Die Antwort ist 17,5 km.", 17.5),
+        ("Le total est de 1.234,50 €.", 1234.5),
+        ("El resultado: 0,125", 0.125),
+        ("Der Umsatz beträgt 2.500.000 Euro.", 2_500_000),
+        ("The prize is ₹1,00,000.", 100_000),
+        ("About 6.02 × 10^23 atoms.", 6.02e23),
+        ("The charge is 1.6 × 10⁻¹⁹ C.", 1.6e-19),
+        ("There are $2^{8} = 256$ bytes.", 256),
+        ("The city has 3.5 million people.", 3_500_000),
+        ("全年销售额为2.5万元。", 25_000),
+        ("She paid 45 dollars and 50 cents.", 45.5),
+        ("\\boxed{10,\\!080}", 10_080),
+    ],
+)
+def test_notations_read_as_their_value(text: str, value: float) -> None:
+    assert read_number(text) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("1,5", 1.5),
+        ("1,234", 1.234),
+        ("1.234", 1234),
+        ("Preis: 1.234,50 €", 1234.5),
+        ("Es sind 3,5 km.", 3.5),
+    ],
+)
+def test_with_decimal_comma_the_comma_is_the_decimal_mark(text: str, value: float) -> None:
+    assert read_number(text, decimal_comma=True) == value
+
+
+@given(st.integers(0, 10**12), st.integers(0, 99))
+def test_a_european_number_reads_back_with_decimal_comma(whole: int, cents: int) -> None:
+    written = f"{whole:,}".replace(",", ".") + f",{cents:02d}"
+    assert read_number(f"Der Preis ist {written} €.", decimal_comma=True) == canonical_fraction(
+        whole + Fraction(cents, 100)
+    )
+
+
+@given(st.integers(100_000, 10**12))
+def test_an_indian_grouped_number_reads_back(n: int) -> None:
+    digits = str(n)
+    head, last3 = digits[:-3], digits[-3:]
+    pairs = [head[max(0, i - 2) : i] for i in range(len(head), 0, -2)][::-1]
+    assert read_number(f"The total is ₹{','.join(pairs)},{last3}.") == n
+
+
+# -- issue 26: words, labels, restatements ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Priya has forty-two stickers now.", 42),
+        ("He needs a dozen more.", 12),
+        ("Two thirds of the class passed.", "2/3"),
+        ("Sam finished second in the race.", 2),
+        ("The 7th term of the sequence is 19.", 19),  # before issue 26, after "So", the label 7
+        ("So the 7th term is 19.", 19),
+        ("The answer to part 3 is 64.", 64),
+        ("Step 1: 6 × 4 = 24\nStep 2: 24 − 4 = 20\nStep 3: done", 20),
+        ("The chance is 0.3, or 30%.", 0.3),  # before issue 26: a hedge
+        ("It costs $3,100,000, or $3.1 million.", 3_100_000),
+        ("The walk is 2.5 km, or 2,500 m.", 2.5),
+    ],
+)
+def test_words_labels_and_restatements(text: str, value: int | float | str) -> None:
+    assert read_number(text) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("So 5. " + "Check: 1 " * 5000, 5),  # one check span per marker: merged, looked up by bisection
+        ("It is 5. " + "if " * 10000 + "would 7.", 7),  # "if" without "had" or "were": no remark
+        ("1,2," * 10000 + "3", 3),
+        ("between 1 and 2 " * 2500 + "so 8", 8),
+        ("5 ✓ " * 5000, 5),
+        ("####\n" * 10000 + "#### 7", 7),
+        ("the answer to " * 5000 + "is 4", 4),
+    ],
+    ids=["checks", "ifs", "lists", "ranges", "ticks", "markers", "labels"],
+)
+def test_hostile_repetitions_read_in_linear_time(text: str, value: int) -> None:
+    # Each of these took quadratic time in a first draft of the issue 26 rules.
+    assert read_number(text) == value

@@ -57,7 +57,7 @@ def test_thousands_separators_join_groups_of_three(text: str, value: Fraction) -
     [
         ("2 50", [2, 50]),  # a group of two digits: two numbers
         ("In 2023 500 came", [2023, 500]),  # the first group has four digits
-        ("1,5", [1, 5]),
+        ("1,2,3", [1, 2, 3]),  # commas that separate neither thousands nor decimals: a list
         ("5/0", [5, 0]),  # no fraction over zero: two numbers
         ("3 5/4", [3, Fraction(5, 4)]),  # not a proper fraction: no mixed number
         ("12-7", [12, 7]),
@@ -67,7 +67,7 @@ def test_what_stays_separate_numbers(text: str, expected: list[Fraction]) -> Non
     assert values(text) == expected
 
 
-@pytest.mark.parametrize("text", ["12/25/2023", "1/2/3", "3.11.2", "01.02.2024", "v2", "H2O"])
+@pytest.mark.parametrize("text", ["12/25/2023", "1/2/3", "2024-01-15", "3.11.2", "01.02.2024", "v2", "H2O"])
 def test_dates_versions_and_words_hold_no_number(text: str) -> None:
     assert number_tokens(text) == []
 
