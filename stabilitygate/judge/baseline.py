@@ -18,13 +18,14 @@ from pydantic import Field
 
 from stabilitygate.atomic import write_atomic
 from stabilitygate.bounded import MAX_BASELINE_BYTES
+from stabilitygate.conditions import Conditions
 from stabilitygate.errors import BadInput
 from stabilitygate.jsonfile import read_json_file
 from stabilitygate.judge.agreement import primary_agreement
 from stabilitygate.metrics import Agreement, Metrics, SampleCount
 from stabilitygate.results import AnswerCount, CaseMeasurement, CaseVerdict, CompletionCount, FingerprintCount
 from stabilitygate.suite.model import ResolvedCase
-from stabilitygate.typed_json import JSON, from_json, json_schema, to_json
+from stabilitygate.typed_json import JSON, from_json, json_schema, omitted_when_default, to_json
 
 SCHEMA_VERSION: Final = 1
 #: The one version this reader knows (strict: `true` is not 1).
@@ -45,6 +46,8 @@ class BaselineCase:
     completions: tuple[CompletionCount, ...] = ()  # the top TOP
     answers: tuple[AnswerCount, ...] = ()  # the top TOP
     fingerprints: tuple[FingerprintCount, ...] = ()
+    # How the recorded samples were drawn (a live run; older baselines have none).
+    conditions: Conditions | None = omitted_when_default()
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,7 @@ def baseline_entry(case: ResolvedCase, m: CaseMeasurement, primary: Agreement | 
         completions=m.completions[:TOP],
         answers=m.answers[:TOP],
         fingerprints=m.fingerprints,
+        conditions=m.conditions,
     )
     return from_json(BaselineCase, to_json(entry), what="a baseline entry", source=None)
 

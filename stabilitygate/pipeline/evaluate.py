@@ -26,14 +26,17 @@ from stabilitygate.judge.baseline import (
 from stabilitygate.judge.compare import Similarity
 from stabilitygate.judge.gate import FailOn, exit_code, run_verdict, verdict_counts
 from stabilitygate.judge.stages import StagedRun
+from stabilitygate.judge.variants import MeasuredVariant
 from stabilitygate.judge.verdicts import judge_cases
 from stabilitygate.measure.case import measure_case
 from stabilitygate.measure.meaning import JudgmentLookup
 from stabilitygate.measure.summary import suite_summary
 from stabilitygate.pipeline.changed import baseline_measurement, unchanged_result
+from stabilitygate.pipeline.conditions import with_conditions
 from stabilitygate.pipeline.judge_results import judge_facts, with_judge_cost, with_judge_errors
 from stabilitygate.pipeline.meanings import Meanings
 from stabilitygate.pipeline.options import default_baseline_path
+from stabilitygate.pipeline.remedies import RemedyInputs, with_remedies
 from stabilitygate.pipeline.stages import JudgeStage, read_stages
 from stabilitygate.providers import fingerprint_note
 from stabilitygate.report.json_report import build_report
@@ -93,11 +96,13 @@ def evaluate(
     unchanged: Sequence[tuple[ResolvedCase, BaselineCase]] = (),
     changed_only: bool = False,
     meanings: Meanings | None = None,
+    variants: Sequence[MeasuredVariant] = (),
 ) -> Report:
     """Measure every case, judge it against the baseline, record the baseline when asked; the Report.
 
     `unchanged` (changed-only runs): cases not sampled, which keep their baseline figures.
     `meanings`: the entailment judgments of the cases with `equivalence:` (`pipeline/meanings.py`).
+    `variants`: the cases' variants as measured by `run --variants` (`pipeline/variants.py`).
     """
     samples = list(samples)
     planned, stages = read_stages(
@@ -110,8 +115,9 @@ def evaluate(
         ),
     )
     requested = {**requested, **planned}  # an adaptive case planned the samples of the stage it reached
+    probe = loaded.suite.sampling.probe
     measurements = measure_cases(
-        cases, samples, requested=requested, embedder=embedder, sampling=sampling, meanings=meanings
+        cases, samples, requested=requested, embedder=embedder, sampling=sampling, meanings=meanings, probe=probe
     )
     verdicts = judge_cases(
         cases,
@@ -150,6 +156,8 @@ def evaluate(
         exit_code=EXIT_PASS if status == "updated" else code,
         verdict=run_verdict(verdicts, fatal=could_not_measure),
     )
+    alpha = loaded.suite.regression.alpha
+    report = with_remedies(report, RemedyInputs(cases, samples, baseline.contents, alpha, probe, variants))
     return with_unchanged(report, loaded, cases, measurements, unchanged) if changed_only else report
 
 
@@ -182,8 +190,9 @@ def measure_cases(
     embedder: Embedder | None,
     sampling: SamplingFacts | None,
     meanings: Meanings | None = None,
+    probe: str | None = None,
 ) -> list[CaseMeasurement]:
-    """Every case's numbers, with the notes only the pipeline knows."""
+    """Every case's numbers, with the notes and the conditions only the pipeline knows."""
     by_case: dict[str, list[Sample]] = defaultdict(list)
     for sample in samples:
         by_case[sample.case].append(sample)
@@ -197,7 +206,7 @@ def measure_cases(
         )
         if case.judge is not None:
             m = with_judge_cost(m, meanings.costs.get(case.id) if meanings is not None else None)
-        measured.append(with_pipeline_notes(m, case, sampling))
+        measured.append(with_conditions(with_pipeline_notes(m, case, sampling), case, sampling, probe))
     return measured
 
 

@@ -24,7 +24,8 @@ class Request:
     messages: tuple[Mapping[str, str], ...]  # [{"role": ..., "content": ...}]
     model: str | None
     params: Mapping[str, Any]  # passed through to the API (temperature, seed, max_tokens, tools, ...)
-    idempotency_key: str  # stable per case and sample index
+    idempotency_key: str  # stable per case and sample index; per case with `idempotency: shared`
+    idempotency_shared: bool = False  # one key for all of the case's samples: openai sends it as a header
 
 
 @dataclass(frozen=True)

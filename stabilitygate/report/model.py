@@ -14,9 +14,11 @@ from typing import Annotated, Any, Final, Literal
 from pydantic import Field
 
 from stabilitygate.against_baseline import AgainstBaseline
+from stabilitygate.conditions import Conditions
 from stabilitygate.judge.gate import VerdictCounts
 from stabilitygate.measure.summary import SuiteNumbers
 from stabilitygate.metrics import Agreement, Metrics, SampleCount
+from stabilitygate.remedies import ProbeResult, VariantResult
 from stabilitygate.report.judge_facts import JudgeFacts
 from stabilitygate.report.run_facts import BaselineFacts, EmbeddingFacts, RunFacts, SamplingFacts
 from stabilitygate.results import (
@@ -131,6 +133,11 @@ class CaseResult:
     notes: tuple[str, ...] = ()
     diagnostics: Diagnostics = Diagnostics()
     baseline: AgainstBaseline | None = None
+    # Remedies (docs/design.md §15): how the samples were drawn, the variants measured beside the
+    # case (`run --variants`) and the concurrency probe; reported, never judged.
+    conditions: Conditions | None = omitted_when_default()
+    variants: tuple[VariantResult, ...] = omitted_when_default(())
+    probe: ProbeResult | None = omitted_when_default()
 
     @classmethod
     def of(
@@ -165,6 +172,7 @@ class CaseResult:
             notes=m.notes,
             diagnostics=m.diagnostics,
             baseline=baseline,
+            conditions=m.conditions,
         )
 
     @property
@@ -184,6 +192,7 @@ class CaseResult:
             usage=self.usage,
             notes=self.notes,
             diagnostics=self.diagnostics,
+            conditions=self.conditions,
         )
 
     @property

@@ -28,6 +28,7 @@ class SamplingFacts:
     early_stopped: Mapping[str, str] = field(default_factory=dict)
     samples_file: str | None = None
     shard: str | None = None
+    concurrency: Count | None = omitted_when_default()  # requests in flight (docs/design.md §15)
 
     @property
     def could_not_measure(self) -> bool:
@@ -45,6 +46,7 @@ class SamplingFacts:
             early_stopped={k: v for s in shards for k, v in s.early_stopped.items()},
             samples_file=None,
             shard=None,
+            concurrency=max((s.concurrency for s in shards if s.concurrency is not None), default=None),
         )
 
 

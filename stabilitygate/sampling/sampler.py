@@ -64,9 +64,15 @@ def _jobs(cases: Sequence[ResolvedCase], start: Mapping[str, int]) -> Iterator[_
                     messages=messages[case.id],
                     model=case.provider.model,
                     params=dict(case.provider.params or {}),
-                    idempotency_key=f"{keys[case.id]}:{index}",
+                    idempotency_key=_idempotency_key(keys[case.id], case, index),
+                    idempotency_shared=case.idempotency == "shared",
                 )
                 yield _Job(case, index, request)
+
+
+def _idempotency_key(case_key: str, case: ResolvedCase, index: int) -> str:
+    """One key per sample, or with `idempotency: shared` one for all of the case's samples."""
+    return case_key if case.idempotency == "shared" else f"{case_key}:{index}"
 
 
 @dataclass

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
@@ -19,6 +19,7 @@ from stabilitygate.bounded import MAX_SUITE_BYTES, read_bytes_bounded
 from stabilitygate.errors import BadInput
 from stabilitygate.suite.model import ResolvedCase, Suite
 from stabilitygate.suite.sizes import check_sizes
+from stabilitygate.suite.variants import ResolvedVariant, check_remedies
 
 Path_ = tuple[str | int, ...]
 _PYDANTIC_TAG = re.compile(r"[a-z][\w-]*\[.*\]|str|int|float|bool|none|dict|list")
@@ -49,6 +50,8 @@ class LoadedSuite(ParsedSuite):
     """A suite ready to run: every case resolved (`stabilitygate.cases.load_suite` makes one)."""
 
     cases: tuple[ResolvedCase, ...] = ()
+    # Each case's variants (`variants:`), by case id; measured only with `run --variants`.
+    variants: Mapping[str, tuple[ResolvedVariant, ...]] = field(default_factory=dict)
 
     def resolved_cases(self) -> list[ResolvedCase]:
         return list(self.cases)
@@ -93,6 +96,7 @@ def parse_suite_file(text: str, shown: str) -> ParsedSuite:
     parsed = ParsedSuite(suite, shown, lines)
     _check_canaries(parsed)
     check_sizes(parsed.suite, parsed.line_of, parsed.path)
+    check_remedies(parsed.suite, parsed.line_of, parsed.path)
     return parsed
 
 
