@@ -209,7 +209,7 @@ def _best_variant(e: Evidence) -> str | None:
     p = p_phrase(1.0 if best.p_holm is None else best.p_holm)
     agreement = f"{best.primary.label} {best.primary.k}/{best.primary.n}"
     return (
-        f"measured with variant `{best.name}`: {counted} in {best.samples_ok}, {agreement} ({p} after Holm, {verdict})"
+        f"measured with variant '{best.name}': {counted} in {best.samples_ok}, {agreement} ({p} after Holm, {verdict})"
     )
 
 

@@ -35,7 +35,10 @@ def compare_variants(
 ) -> dict[str, tuple[VariantResult, ...]]:
     """The variants of each case (by case id, in the order given) against the case's own primary agreement."""
     results = [_result(v, own.get(v.case_id)) for v in variants]
-    tested = [i for i, r in enumerate(results) if r.p_value is not None]
+    # A test whose runs hold no variation (all successes, or none) cannot reject: left out of the family.
+    tested = [
+        i for i, r in enumerate(results) if r.p_value is not None and _can_reject(r.primary, own[variants[i].case_id])
+    ]
     adjusted = holm([results[i].p_value or 1.0 for i in tested])
     for i, p in zip(tested, adjusted, strict=True):
         results[i] = replace(results[i], p_holm=p, significant=p < alpha)
@@ -43,6 +46,13 @@ def compare_variants(
     for variant, result in zip(variants, results, strict=True):
         grouped.setdefault(variant.case_id, []).append(result)
     return {case_id: tuple(rows) for case_id, rows in grouped.items()}
+
+
+def _can_reject(variant: Agreement | None, own: Agreement | None) -> bool:
+    if variant is None or own is None:
+        return False
+    successes = variant.k + own.k
+    return 0 < successes < variant.n + own.n
 
 
 def two_sided_p(own: Agreement, variant: Agreement) -> float:

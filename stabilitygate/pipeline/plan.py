@@ -18,6 +18,7 @@ from stabilitygate.judge.power import TARGET_POWER, detectable_drop
 from stabilitygate.judge.stages import StageDesign
 from stabilitygate.judge.stats import drop_test
 from stabilitygate.pipeline.options import default_baseline_path
+from stabilitygate.pipeline.variant_plan import VariantCost, price_variants
 from stabilitygate.suite.load import LoadedSuite
 from stabilitygate.suite.model import ResolvedCase
 from stabilitygate.suite.sizes import baseline_size, max_size
@@ -49,6 +50,7 @@ class Plan:
     level: float  # the family's first-step level: what a case with the run's smallest p is held to
     family: int  # significance tests in the family
     update_baseline: bool
+    variants: VariantCost | None = None  # what `run --variants` adds (a suite with variants)
 
     def lines(self) -> list[str]:
         """The plan as the command prints it."""
@@ -67,6 +69,7 @@ class Plan:
             f"detectable drop: the smallest fall in primary agreement a pull request catches with "
             f"{TARGET_POWER:.0%} power, at level {self.level:.4g} (alpha {self.alpha:g} over {self.family} tests)",
             f"*: a baseline still to be recorded, at the recorded agreement (else an assumed {ASSUMED_AGREEMENT:.0%})",
+            *(self.variants.lines() if self.variants is not None else ()),
         ]
 
 
@@ -116,7 +119,8 @@ def plan_run(
         )
         for c, e, (k, n, assumed), d in zip(cases, entries, counts, designs, strict=True)
     )
-    return Plan(plans, regression.alpha, level, len(p_mins), update_baseline)
+    variants = price_variants(loaded, {p.id: p.requests for p in plans}, {p.id: p.tokens_per_sample for p in plans})
+    return Plan(plans, regression.alpha, level, len(p_mins), update_baseline, variants)
 
 
 def _entry(baseline: Baseline | None, case: ResolvedCase) -> BaselineCase | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from stabilitygate.cases import secret_env_names
@@ -40,11 +41,13 @@ def variants_file(samples_out: Path | None) -> Path | None:
 
 
 def variant_groups(loaded: LoadedSuite, cases: Sequence[ResolvedCase]) -> dict[str, list[ResolvedVariant]]:
-    """The variants of these cases, grouped by name in the order the file first names them."""
+    """The variants of these cases, grouped by name in the order the file first names them, each drawing
+    as many samples as its case does in this run (`--samples`, a baseline's size)."""
     groups: dict[str, list[ResolvedVariant]] = {}
     for case in cases:
         for variant in loaded.variants.get(case.id, ()):
-            groups.setdefault(variant.name, []).append(variant)
+            sized = replace(variant, case=variant.case.model_copy(update={"samples": case.samples}))
+            groups.setdefault(variant.name, []).append(sized)
     return groups
 
 

@@ -23,6 +23,7 @@ from stabilitygate.report import safe_text
 from stabilitygate.report.meaning_lines import meaning_lines
 from stabilitygate.report.model import CaseResult, Report, Summary
 from stabilitygate.report.power_line import power_line
+from stabilitygate.report.remedy_lines import conditions_cell, remedy_lines, variants_section
 from stabilitygate.typed_json import JSON
 
 #: GitHub's limit is 65,536 characters; the margin leaves room for a line another tool may add.
@@ -126,6 +127,7 @@ def _render(report: Report, layout: _Layout) -> str:
         "rows_left_out": _left_out([c for i, c in enumerate(cases) if i not in layout.rows]),
         "details": [_details(cases[i], layout.completion_limit) for i in layout.details],
         "details_left_out": not_passed - len(layout.details),
+        "variants": variants_section(report),
         "footer": _footer(report),
     }
     return _environment().get_template("comment.md.j2").render(**context)
@@ -218,7 +220,8 @@ def _row(case: CaseResult) -> dict[str, str]:
         "agreement": agreement,
         "cosine": "—" if cosine is None else f"{cosine:.3f}",
         "verdict": f"{EMOJI.get(verdict, '')} {verdict}",
-        "change": _change(case.baseline),
+        "change": "; ".join(part for part in (_change(case.baseline), conditions_cell(case)) if part and part != "—")
+        or "—",
     }
 
 
@@ -279,6 +282,7 @@ def _details(case: CaseResult, limit: int) -> dict[str, Any]:
         "notes": m.notes[:10],
         "meaning": meaning_lines(m),
         "power": power_line(case.baseline),
+        "remedies": remedy_lines(case),
         "divergence": metrics.divergence_token,
         "unique": metrics.unique_completions,
         "n": n,

@@ -101,6 +101,7 @@ def test_action_yml_declares_exactly_these_inputs_with_the_same_defaults() -> No
         "changed-only",
         "comment-from",
         "pr-number",
+        "variants",
     }
     assert set(action["outputs"]) == {"verdict", "report-json", "report-markdown", "failed-cases"}
     assert declared["github-token"]["default"] == "${{ github.token }}"
