@@ -25,7 +25,8 @@ class VariantCost:
     def lines(self) -> list[str]:
         tokens = f", about {self.tokens:,.0f} tokens" if self.tokens is not None else ""
         return [
-            f"with --variants: {self.runs} variant runs ({', '.join(self.names)}) over {self.cases} cases, "
+            f"with --variants: {self.runs} variant runs ({', '.join(self.names)}) over {self.cases} "
+            f"case{'' if self.cases == 1 else 's'}, "
             f"{self.requests} more requests{tokens} (estimated from each case's own); reported, never judged"
         ]
 

@@ -201,16 +201,26 @@ def dotted(loc: Path_) -> str:
 def _model_at(loc: Path_, root: type[BaseModel] = Suite) -> type[BaseModel] | None:
     """The pydantic model that describes the node at `loc` (for listing the keys it accepts)."""
     model: type[BaseModel] | None = root
+    keyed = False  # the last field maps names to models (`variants:`): the next part is a name
     for part in loc:
         if model is None:
             return None
-        if isinstance(part, int):
+        if isinstance(part, int) or keyed:
+            keyed = False
             continue
         field = _fields_by_alias(model).get(part)
         if field is None:
             return None
         model = _inner_model(field.annotation)
+        keyed = _is_mapping(field.annotation)
     return model
+
+
+def _is_mapping(annotation: Any) -> bool:
+    """Whether the annotation (or a member of its union) is a dict."""
+    if getattr(annotation, "__origin__", None) is dict:
+        return True
+    return any(_is_mapping(arg) for arg in getattr(annotation, "__args__", ()) or () if arg is not annotation)
 
 
 def _fields_by_alias(model: type[BaseModel]) -> dict[str, Any]:

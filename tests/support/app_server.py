@@ -78,9 +78,7 @@ class AnswerApp(LoopbackServer):
 
     thread_name = "answer-app"
 
-    def __init__(
-        self, *, token: str | None = None, cache: bool = True, host: str = "127.0.0.1", port: int = 0
-    ) -> None:
+    def __init__(self, *, token: str | None = None, cache: bool = True, host: str = "127.0.0.1", port: int = 0) -> None:
         self.token = token
         self.cache = cache  # False: every request reaches the "model", key or not
         self._lock = threading.Lock()

@@ -52,9 +52,7 @@ class BatchingOpenAI(ScriptedOpenAI):
 
     thread_name = "batching-openai"
 
-    def __init__(
-        self, answers: Mapping[str, Answers], *, slots: int, gather_s: float = 0.3, **scripted: Any
-    ) -> None:
+    def __init__(self, answers: Mapping[str, Answers], *, slots: int, gather_s: float = 0.3, **scripted: Any) -> None:
         if slots < 2:
             raise ValueError("a batching server needs at least 2 slots")
         self.answers = {prompt: (alone, list(batched)) for prompt, (alone, batched) in answers.items()}
