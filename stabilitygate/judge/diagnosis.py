@@ -67,7 +67,7 @@ def suggestion_from_conditions(evidence: Evidence) -> str | None:
         )
     change = evidence.concurrency_change
     if change is not None and (evidence.verdict in ("regressed", "warn") or evidence.unique > 1):
-        return f"The {change}: {RERUN_AT_ONE}."
+        return f"This run was drawn otherwise than the baseline ({change}): {RERUN_AT_ONE}."
     return None
 
 
