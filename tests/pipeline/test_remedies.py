@@ -109,9 +109,7 @@ def test_plan_prices_the_variants(tmp_path: Path, letters: ScriptedOpenAI, capsy
     suite = variants_suite(tmp_path, letters.base_url)
     assert main(["plan", str(suite)]) == 0
     out = capsys.readouterr().out
-    assert (
-        "with --variants: 4 variant runs (strict, seeded, unreachable, keyless) over 1 case, 80 more requests" in out
-    )
+    assert "with --variants: 4 variant runs (strict, seeded, unreachable, keyless) over 1 case, 80 more requests" in out
 
 
 # --- one idempotency key ---------------------------------------------------------------------------
