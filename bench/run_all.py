@@ -28,6 +28,7 @@ BENCHES = [
     ("huge input files refused from their size", "bench_bounded_reads.py", []),
     ("reading and writing a report of 2,000 cases, typed, next to jsonschema", "bench_report_read.py", []),
     ("number reader: agreement with a human reading", "bench_numbers.py", []),
+    ("remedies: the variants' and the probe's exact tests, false alarms and power", "bench_remedies.py", []),
     ("pip install in a fresh venv: time, size, first and second semantic run", "bench_install.py", []),
 ]
 
