@@ -64,7 +64,7 @@ def probe_rate(rng: random.Random, weights: tuple[int, ...], loaded: tuple[int, 
             labels[: len(loaded)], loaded, k=n - n // 2
         )
         drawn = [Sample(case="c", index=i, text=t) for i, t in enumerate(texts)]
-        flagged += probe_results([_case(n)], drawn, alpha=ALPHA, concurrency=8)["c"].depends
+        flagged += probe_results([_case(n)], drawn, alpha=ALPHA)["c"].depends
     return flagged / runs
 
 

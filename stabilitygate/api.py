@@ -18,6 +18,7 @@ from stabilitygate.errors import BadInput
 from stabilitygate.judge.gate import FailOn
 from stabilitygate.measure.entailment import Judgment, PairKey
 from stabilitygate.pipeline.changed import ChangedSelection, current_commit, select_changed, unsampled_unchanged
+from stabilitygate.pipeline.conditions import run_conditions
 from stabilitygate.pipeline.evaluate import (
     BaselineFile,
     Judging,
@@ -177,6 +178,7 @@ def run(
         changed_only=changed_only,
         meanings=meanings,
         variants=measured_variants,
+        conditions=run_conditions(to_sample, sampled.samples, settings.concurrency, loaded.suite.sampling.probe),
     )
 
 

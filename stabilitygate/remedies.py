@@ -45,7 +45,6 @@ class ProbeResult:
     """`sampling.probe: concurrency`: the case's first half drawn one at a time, the second under load."""
 
     compared: Literal["answers", "completions"]  # parsed answers with a parser, else exact texts
-    concurrency: Count | None  # the run's concurrency, under which the second half was drawn
     alone: SampleCount  # successful samples drawn one at a time
     under_load: SampleCount
     alone_distinct: Count

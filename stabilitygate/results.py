@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from stabilitygate.against_baseline import AgainstBaseline
-from stabilitygate.conditions import Conditions
 from stabilitygate.metrics import Agreement, Metrics, SampleCount
 from stabilitygate.typed_json import JSON, Count, Flag, Integer, Number, Signed, omitted_when_default
 
@@ -103,8 +102,6 @@ class Diagnostics:
     split_margin: Number | None = omitted_when_default()
     # The line that names the kind of instability and the remedy the numbers support.
     diagnosis: str | None = omitted_when_default()
-    # How this run's conditions differ from the baseline's (concurrency, host, fingerprints, ...).
-    conditions_differ: tuple[str, ...] = omitted_when_default(())
     # With `idempotency: shared`: whether one key gave one completion.
     idempotent: Flag | None = omitted_when_default()
 
@@ -126,7 +123,6 @@ class CaseMeasurement:
     usage: Mapping[str, Integer | None] = field(default_factory=dict)  # prompt_tokens, completion_tokens
     notes: tuple[str, ...] = ()  # human sentences: truncation, cut completions, ...
     diagnostics: Diagnostics = Diagnostics()
-    conditions: Conditions | None = None  # how the samples were drawn (live runs only)
 
     @classmethod
     def nothing(cls, case_id: str, samples_requested: int) -> CaseMeasurement:

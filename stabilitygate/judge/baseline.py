@@ -68,11 +68,12 @@ def baseline_from_run(
     suite_name: str,
     *,
     verdicts: Sequence[CaseVerdict] = (),
+    conditions: Mapping[str, Conditions] | None = None,
 ) -> Baseline:
     """The baseline this run would record. Cases measured on fewer than 2 samples are left out.
 
     A case's primary agreement comes from its verdict when one is given (the judge computes it once
-    per case), else it is computed here.
+    per case), else it is computed here. `conditions` (a live run): how each case's samples were drawn.
     """
     by_id = {m.id: m for m in measurements}
     judged = {v.id: v.primary for v in verdicts}
@@ -82,11 +83,13 @@ def baseline_from_run(
         if m is None or m.samples_ok < 2:
             continue
         primary = judged[case.id] if case.id in judged else primary_agreement(case, m)
-        entries[case.id] = baseline_entry(case, m, primary)
+        entries[case.id] = baseline_entry(case, m, primary, (conditions or {}).get(case.id))
     return Baseline(suite=suite_name, cases=entries)
 
 
-def baseline_entry(case: ResolvedCase, m: CaseMeasurement, primary: Agreement | None) -> BaselineCase:
+def baseline_entry(
+    case: ResolvedCase, m: CaseMeasurement, primary: Agreement | None, conditions: Conditions | None = None
+) -> BaselineCase:
     """What the baseline keeps of one measured case; floats rounded as the file holds them, so that noise
     stays out of the diff and a baseline judged in memory is the one read back."""
     entry = BaselineCase(
@@ -99,7 +102,7 @@ def baseline_entry(case: ResolvedCase, m: CaseMeasurement, primary: Agreement | 
         completions=m.completions[:TOP],
         answers=m.answers[:TOP],
         fingerprints=m.fingerprints,
-        conditions=m.conditions,
+        conditions=conditions,
     )
     return from_json(BaselineCase, to_json(entry), what="a baseline entry", source=None)
 

@@ -26,9 +26,7 @@ class Evidence:
 
     measurement: CaseMeasurement
     parser: str | None  # the answer parser's kind; None without one
-    verdict: VerdictName
     idempotency: str = "per_sample"
-    conditions_differ: tuple[str, ...] = ()
     probe: ProbeResult | None = None
     variants: tuple[VariantResult, ...] = ()
 
@@ -39,10 +37,6 @@ class Evidence:
     @property
     def unique(self) -> int:
         return self.measurement.metrics.unique_completions or 0
-
-    @property
-    def concurrency_change(self) -> str | None:
-        return next((s for s in self.conditions_differ if s.startswith(CONCURRENCY_DIFFERS)), None)
 
 
 Rule = Callable[[Evidence], str | None]
@@ -57,18 +51,24 @@ def diagnose(evidence: Evidence) -> str | None:
     return "; ".join([kind, *extra])
 
 
-def suggestion_from_conditions(evidence: Evidence) -> str | None:
-    """A suggestion the run's conditions support better than the text's: None when they say nothing."""
+def suggestion_from_probe(evidence: Evidence) -> str | None:
+    """A suggestion the concurrency probe supports better than the text's: None when it says nothing."""
     probe = evidence.probe
     if probe is not None and probe.depends and evidence.unique > 1:
         return (
             "The answers depend on concurrency: run the case at concurrency 1, or serve it with batch-invariant "
             "kernels (they cost throughput)."
         )
-    change = evidence.concurrency_change
-    if change is not None and (evidence.verdict in ("regressed", "warn") or evidence.unique > 1):
-        return f"This run was drawn otherwise than the baseline ({change}): {RERUN_AT_ONE}."
     return None
+
+
+def concurrency_advice(differ: Sequence[str], verdict: VerdictName, unique: int) -> str | None:
+    """The suggestion when this run was drawn at another concurrency than the baseline and the case
+    changed or varies; None otherwise."""
+    change = next((s for s in differ if s.startswith(CONCURRENCY_DIFFERS)), None)
+    if change is None or not (verdict in ("regressed", "warn") or unique > 1):
+        return None
+    return f"This run was drawn otherwise than the baseline ({change}): {RERUN_AT_ONE}."
 
 
 # --- the rules, in order ----------------------------------------------------------------------------
@@ -95,13 +95,6 @@ def _concurrency(e: Evidence) -> str | None:
         f"{_plural(what, probe.alone_distinct)} alone, {probe.under_load_distinct} under load ({p} after Holm): "
         "run at concurrency 1 or serve with batch-invariant kernels"
     )
-
-
-def _drawn_otherwise(e: Evidence) -> str | None:
-    change = e.concurrency_change
-    if change is None or e.verdict not in ("regressed", "warn"):
-        return None
-    return f"drawn at another concurrency than the baseline ({change}): {RERUN_AT_ONE}"
 
 
 def _not_idempotent(e: Evidence) -> str | None:
@@ -176,7 +169,6 @@ def _text_varies(e: Evidence) -> str:
 RULES: Sequence[Rule] = (
     _backend_changed,
     _concurrency,
-    _drawn_otherwise,
     _not_idempotent,
     _cut,
     _formatting_only,

@@ -29,13 +29,12 @@ def probe_results(
     samples: Sequence[Sample],
     *,
     alpha: float,
-    concurrency: int | None,
 ) -> dict[str, ProbeResult]:
     """Every case's probe, by id, with the family's Holm correction applied."""
     by_case: dict[str, list[Sample]] = {}
     for sample in samples:
         by_case.setdefault(sample.case, []).append(sample)
-    raw = {c.id: _probe(c, by_case.get(c.id, []), concurrency) for c in cases}
+    raw = {c.id: _probe(c, by_case.get(c.id, [])) for c in cases}
     tested = [cid for cid, probe in raw.items() if probe.p_value is not None]
     adjusted = dict(zip(tested, holm([raw[cid].p_value or 1.0 for cid in tested]), strict=True))
     return {
@@ -49,7 +48,7 @@ def half_of(case: ResolvedCase) -> int:
     return case.samples // 2
 
 
-def _probe(case: ResolvedCase, samples: Sequence[Sample], concurrency: int | None) -> ProbeResult:
+def _probe(case: ResolvedCase, samples: Sequence[Sample]) -> ProbeResult:
     half = half_of(case)
     alone = [_answer(case, s) for s in samples if s.text is not None and s.index < half]
     loaded = [_answer(case, s) for s in samples if s.text is not None and half <= s.index < case.samples]
@@ -65,7 +64,6 @@ def _probe(case: ResolvedCase, samples: Sequence[Sample], concurrency: int | Non
     modal = order[0] if order and counts_alone[order[0]] else None
     return ProbeResult(
         compared="answers" if case.answer is not None else "completions",
-        concurrency=concurrency,
         alone=len(alone),
         under_load=len(loaded),
         alone_distinct=_distinct(alone),

@@ -1,18 +1,21 @@
-"""The conditions each case's samples were drawn under, from the case and the run's sampling facts.
+"""How live sampling drew each case, and how that differs from the baseline (docs/design.md §15.4).
 
-Only a live run (or the merge of live shards) has sampling facts, so only it records conditions;
-the baseline keeps them beside the figures they explain (docs/design.md §15, "The conditions of a run").
+Only a live run knows it: `run` hands the conditions to `evaluate`, which records them in the
+baseline and in the report's `run.conditions` (never in the cases, so that `score` of the run's
+samples gives the run's cases). `score` and `merge` know none and compare nothing.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
 from urllib.parse import urlsplit
 
-from stabilitygate.conditions import Conditions
+from stabilitygate.conditions import Conditions, differences
+from stabilitygate.judge.baseline import Baseline
+from stabilitygate.judge.diagnosis import concurrency_advice
 from stabilitygate.providers.openai import DROPPED_PARAMS
-from stabilitygate.report.model import SamplingFacts
-from stabilitygate.results import CaseMeasurement
+from stabilitygate.report.model import CaseResult, ConditionsFacts
+from stabilitygate.samples import Sample
 from stabilitygate.suite.model import ProviderConfig, ResolvedCase
 from stabilitygate.typed_json import JSON
 
@@ -20,16 +23,20 @@ from stabilitygate.typed_json import JSON
 IN_PROCESS = "in-process"
 
 
-def with_conditions(
-    m: CaseMeasurement, case: ResolvedCase, sampling: SamplingFacts | None, probe: str | None
-) -> CaseMeasurement:
-    """The measurement with the conditions it was drawn under (unchanged without sampling facts)."""
-    if sampling is None:
-        return m
-    return replace(m, conditions=conditions_of(case, m, sampling.concurrency, probe))
+def run_conditions(
+    cases: Sequence[ResolvedCase], samples: Sequence[Sample], concurrency: int, probe: str | None
+) -> dict[str, Conditions]:
+    """Each case's conditions, from its provider, the run's settings and the fingerprints its samples saw."""
+    seen: dict[str, set[str]] = {}
+    for sample in samples:
+        if sample.fingerprint:
+            seen.setdefault(sample.case, set()).add(sample.fingerprint)
+    return {c.id: conditions_of(c, tuple(sorted(seen.get(c.id, ()))), concurrency, probe) for c in cases}
 
 
-def conditions_of(case: ResolvedCase, m: CaseMeasurement, concurrency: int | None, probe: str | None) -> Conditions:
+def conditions_of(
+    case: ResolvedCase, fingerprints: tuple[str, ...], concurrency: int | None, probe: str | None
+) -> Conditions:
     provider = case.provider
     params: dict[str, JSON] = {k: v for k, v in (provider.params or {}).items() if k not in DROPPED_PARAMS}
     return Conditions(
@@ -37,10 +44,36 @@ def conditions_of(case: ResolvedCase, m: CaseMeasurement, concurrency: int | Non
         host=endpoint_host(provider),
         concurrency=concurrency,
         params=params,
-        fingerprints=tuple(sorted(row.fingerprint for row in m.fingerprints if row.fingerprint)),
+        fingerprints=fingerprints,
         idempotency=case.idempotency,
         probe=probe,
     )
+
+
+def conditions_facts(
+    results: Sequence[CaseResult],
+    cases: Sequence[ResolvedCase],
+    conditions: Mapping[str, Conditions],
+    baseline: Baseline | None,
+) -> ConditionsFacts:
+    """The report's `run.conditions`: each case's, what differs from its baseline entry (same definition
+    hash, conditions recorded), and the suggestion a different concurrency supports."""
+    hashes = {c.id: c.definition_hash for c in cases}
+    differ: dict[str, tuple[str, ...]] = {}
+    advice: dict[str, str] = {}
+    for result in results:
+        entry = baseline.cases.get(result.id) if baseline is not None else None
+        if entry is None or entry.hash != hashes.get(result.id):
+            continue
+        said = differences(entry.conditions, conditions.get(result.id))
+        if not said:
+            continue
+        differ[result.id] = said
+        unique = result.metrics.unique_completions or 0
+        found = concurrency_advice(said, result.verdict, unique)
+        if found is not None:
+            advice[result.id] = found
+    return ConditionsFacts(cases=dict(conditions), differ=differ, advice=advice)
 
 
 def endpoint_host(provider: ProviderConfig) -> str | None:

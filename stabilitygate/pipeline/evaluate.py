@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from stabilitygate.conditions import Conditions
 from stabilitygate.errors import EXIT_CANNOT_MEASURE, EXIT_PASS, BadInput
 from stabilitygate.judge.baseline import (
     Baseline,
@@ -32,7 +33,6 @@ from stabilitygate.measure.case import measure_case
 from stabilitygate.measure.meaning import JudgmentLookup
 from stabilitygate.measure.summary import suite_summary
 from stabilitygate.pipeline.changed import baseline_measurement, unchanged_result
-from stabilitygate.pipeline.conditions import with_conditions
 from stabilitygate.pipeline.judge_results import judge_facts, with_judge_cost, with_judge_errors
 from stabilitygate.pipeline.meanings import Meanings
 from stabilitygate.pipeline.options import default_baseline_path
@@ -97,12 +97,14 @@ def evaluate(
     changed_only: bool = False,
     meanings: Meanings | None = None,
     variants: Sequence[MeasuredVariant] = (),
+    conditions: Mapping[str, Conditions] | None = None,
 ) -> Report:
     """Measure every case, judge it against the baseline, record the baseline when asked; the Report.
 
     `unchanged` (changed-only runs): cases not sampled, which keep their baseline figures.
     `meanings`: the entailment judgments of the cases with `equivalence:` (`pipeline/meanings.py`).
     `variants`: the cases' variants as measured by `run --variants` (`pipeline/variants.py`).
+    `conditions`: how live sampling drew each case (`pipeline/conditions.py`); None for score and merge.
     """
     samples = list(samples)
     planned, stages = read_stages(
@@ -115,9 +117,8 @@ def evaluate(
         ),
     )
     requested = {**requested, **planned}  # an adaptive case planned the samples of the stage it reached
-    probe = loaded.suite.sampling.probe
     measurements = measure_cases(
-        cases, samples, requested=requested, embedder=embedder, sampling=sampling, meanings=meanings, probe=probe
+        cases, samples, requested=requested, embedder=embedder, sampling=sampling, meanings=meanings
     )
     verdicts = judge_cases(
         cases,
@@ -134,7 +135,13 @@ def evaluate(
     status = "compared" if baseline.contents is not None else "missing"
     if judging.update_baseline:
         status = record_baseline(
-            loaded, cases, measurements, verdicts, baseline, could_not_measure=code == EXIT_CANNOT_MEASURE
+            loaded,
+            cases,
+            measurements,
+            verdicts,
+            baseline,
+            could_not_measure=code == EXIT_CANNOT_MEASURE,
+            conditions=conditions or {},
         )
     run = RunFacts(
         baseline=BaselineFacts(str(baseline.path), status),
@@ -156,8 +163,16 @@ def evaluate(
         exit_code=EXIT_PASS if status == "updated" else code,
         verdict=run_verdict(verdicts, fatal=could_not_measure),
     )
-    alpha = loaded.suite.regression.alpha
-    report = with_remedies(report, RemedyInputs(cases, samples, baseline.contents, alpha, probe, variants))
+    remedies = RemedyInputs(
+        cases,
+        samples,
+        baseline.contents,
+        loaded.suite.regression.alpha,
+        loaded.suite.sampling.probe,
+        variants,
+        conditions,
+    )
+    report = with_remedies(report, remedies)
     return with_unchanged(report, loaded, cases, measurements, unchanged) if changed_only else report
 
 
@@ -190,9 +205,8 @@ def measure_cases(
     embedder: Embedder | None,
     sampling: SamplingFacts | None,
     meanings: Meanings | None = None,
-    probe: str | None = None,
 ) -> list[CaseMeasurement]:
-    """Every case's numbers, with the notes and the conditions only the pipeline knows."""
+    """Every case's numbers, with the notes only the pipeline knows."""
     by_case: dict[str, list[Sample]] = defaultdict(list)
     for sample in samples:
         by_case[sample.case].append(sample)
@@ -206,7 +220,7 @@ def measure_cases(
         )
         if case.judge is not None:
             m = with_judge_cost(m, meanings.costs.get(case.id) if meanings is not None else None)
-        measured.append(with_conditions(with_pipeline_notes(m, case, sampling), case, sampling, probe))
+        measured.append(with_pipeline_notes(m, case, sampling))
     return measured
 
 
@@ -231,11 +245,14 @@ def record_baseline(
     baseline: BaselineFile,
     *,
     could_not_measure: bool,
+    conditions: Mapping[str, Conditions] | None = None,
 ) -> str:
-    """Write the baseline from this run (a partial run keeps the other cases' entries); its status."""
+    """Write the baseline from this run (a partial run keeps the other cases' entries); its status.
+
+    `conditions`: how live sampling drew each case, kept beside its figures (none for score and merge)."""
     if could_not_measure:
         return "not written: the run could not measure"
-    fresh = baseline_from_run(cases, measurements, loaded.suite.name, verdicts=verdicts)
+    fresh = baseline_from_run(cases, measurements, loaded.suite.name, verdicts=verdicts, conditions=conditions)
     suite_ids = {c.id for c in loaded.suite.cases}
     write_baseline(baseline.path, merge_baselines(baseline.contents, fresh, suite_ids))
     return "updated"

@@ -1,19 +1,21 @@
-"""The remedies' part of a report: variants compared, probes tested, conditions compared, each case diagnosed.
+"""The remedies' part of a report: variants compared, probes tested, each case diagnosed, conditions compared.
 
 Runs after the verdicts and the baseline, on the finished report, and changes no verdict, reason or
-exit code: everything here is reported, never judged (docs/design.md §15, "Remedies").
+exit code: everything here is reported, never judged (docs/design.md §15, "Remedies"). What only
+live sampling knows (the conditions) goes to `run.conditions`, never into the cases.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from stabilitygate.conditions import differences
+from stabilitygate.conditions import Conditions
 from stabilitygate.judge.baseline import Baseline
-from stabilitygate.judge.diagnosis import Evidence, diagnose, suggestion_from_conditions
+from stabilitygate.judge.diagnosis import Evidence, diagnose, suggestion_from_probe
 from stabilitygate.judge.probe import probe_results, probed_cases
 from stabilitygate.judge.variants import MeasuredVariant, compare_variants
+from stabilitygate.pipeline.conditions import conditions_facts
 from stabilitygate.remedies import ProbeResult, VariantResult
 from stabilitygate.report.model import CaseResult, Report
 from stabilitygate.samples import Sample
@@ -30,41 +32,33 @@ class RemedyInputs:
     alpha: float
     probe: str | None = None  # sampling.probe
     variants: Sequence[MeasuredVariant] = ()
+    conditions: Mapping[str, Conditions] | None = None  # live runs only: how each case was drawn
 
 
 def with_remedies(report: Report, inputs: RemedyInputs) -> Report:
-    """The report with each case's variants, probe, conditions compared and diagnosis."""
+    """The report with each case's variants, probe and diagnosis, and the run's conditions."""
     by_id = {c.id: c for c in inputs.cases}
-    concurrency = report.run.sampling.concurrency if report.run.sampling is not None else None
-    probes = probe_results(
-        probed_cases(inputs.cases, inputs.probe), inputs.samples, alpha=inputs.alpha, concurrency=concurrency
-    )
+    probes = probe_results(probed_cases(inputs.cases, inputs.probe), inputs.samples, alpha=inputs.alpha)
     variants = compare_variants({c.id: c.primary for c in report.cases}, inputs.variants, inputs.alpha)
     rows = tuple(
-        _with_remedies(result, by_id[result.id], inputs.baseline, probes.get(result.id), variants.get(result.id, ()))
+        _with_remedies(result, by_id[result.id], probes.get(result.id), variants.get(result.id, ()))
         if result.id in by_id
         else result
         for result in report.cases
     )
-    return replace(report, cases=rows)
+    run = report.run
+    if inputs.conditions is not None:
+        run = replace(run, conditions=conditions_facts(rows, inputs.cases, inputs.conditions, inputs.baseline))
+    return replace(report, cases=rows, run=run)
 
 
 def _with_remedies(
-    result: CaseResult,
-    case: ResolvedCase,
-    baseline: Baseline | None,
-    probe: ProbeResult | None,
-    variants: tuple[VariantResult, ...],
+    result: CaseResult, case: ResolvedCase, probe: ProbeResult | None, variants: tuple[VariantResult, ...]
 ) -> CaseResult:
-    entry = baseline.cases.get(case.id) if baseline is not None else None
-    same_case = entry is not None and entry.hash == case.definition_hash
-    differ = differences(entry.conditions if same_case and entry is not None else None, result.conditions)
     evidence = Evidence(
         measurement=result.measurement,
         parser=case.answer.kind if case.answer is not None else None,
-        verdict=result.verdict,
         idempotency=case.idempotency,
-        conditions_differ=differ,
         probe=probe,
         variants=variants,
     )
@@ -73,8 +67,7 @@ def _with_remedies(
     diagnostics = replace(
         result.diagnostics,
         diagnosis=diagnose(evidence),
-        suggestion=suggestion_from_conditions(evidence) or result.diagnostics.suggestion,
-        conditions_differ=differ,
+        suggestion=suggestion_from_probe(evidence) or result.diagnostics.suggestion,
         idempotent=idempotent,
     )
     notes = result.notes + ((idempotency_note(idempotent, unique or 0),) if idempotent is not None else ())

@@ -21,7 +21,7 @@ from stabilitygate.against_baseline import AgainstBaseline, NotCompared
 from stabilitygate.judge.wording import p_number, update_hint
 from stabilitygate.report import safe_text
 from stabilitygate.report.meaning_lines import meaning_lines
-from stabilitygate.report.model import CaseResult, Report, Summary
+from stabilitygate.report.model import CaseResult, Report, RunFacts, Summary
 from stabilitygate.report.power_line import power_line
 from stabilitygate.report.remedy_lines import conditions_cell, remedy_lines, variants_section
 from stabilitygate.typed_json import JSON
@@ -123,9 +123,9 @@ def _render(report: Report, layout: _Layout) -> str:
         "verdict": report.verdict,
         "emoji": _headline_emoji(report),
         "summary": _summary_line(report),
-        "rows": [_row(c) for i, c in enumerate(cases) if i in layout.rows],
+        "rows": [_row(c, report.run) for i, c in enumerate(cases) if i in layout.rows],
         "rows_left_out": _left_out([c for i, c in enumerate(cases) if i not in layout.rows]),
-        "details": [_details(cases[i], layout.completion_limit) for i in layout.details],
+        "details": [_details(cases[i], layout.completion_limit, report.run) for i in layout.details],
         "details_left_out": not_passed - len(layout.details),
         "variants": variants_section(report),
         "footer": _footer(report),
@@ -202,7 +202,7 @@ def _tokens(s: Summary) -> str:
     return f"{int(prompt or 0):,} prompt + {int(completion or 0):,} completion tokens"
 
 
-def _row(case: CaseResult) -> dict[str, str]:
+def _row(case: CaseResult, run: RunFacts) -> dict[str, str]:
     metrics = case.metrics
     primary = case.primary
     agreement = "—"
@@ -220,7 +220,9 @@ def _row(case: CaseResult) -> dict[str, str]:
         "agreement": agreement,
         "cosine": "—" if cosine is None else f"{cosine:.3f}",
         "verdict": f"{EMOJI.get(verdict, '')} {verdict}",
-        "change": "; ".join(part for part in (_change(case.baseline), conditions_cell(case)) if part and part != "—")
+        "change": "; ".join(
+            part for part in (_change(case.baseline), conditions_cell(case, run)) if part and part != "—"
+        )
         or "—",
     }
 
@@ -263,7 +265,7 @@ def safe_json(value: JSON) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
-def _details(case: CaseResult, limit: int) -> dict[str, Any]:
+def _details(case: CaseResult, limit: int, run: RunFacts) -> dict[str, Any]:
     m = case.measurement
     n = m.samples_ok
     metrics = m.metrics
@@ -282,7 +284,7 @@ def _details(case: CaseResult, limit: int) -> dict[str, Any]:
         "notes": m.notes[:10],
         "meaning": meaning_lines(m),
         "power": power_line(case.baseline),
-        "remedies": remedy_lines(case),
+        "remedies": remedy_lines(case, run),
         "divergence": metrics.divergence_token,
         "unique": metrics.unique_completions,
         "n": n,

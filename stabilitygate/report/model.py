@@ -14,13 +14,12 @@ from typing import Annotated, Any, Final, Literal
 from pydantic import Field
 
 from stabilitygate.against_baseline import AgainstBaseline
-from stabilitygate.conditions import Conditions
 from stabilitygate.judge.gate import VerdictCounts
 from stabilitygate.measure.summary import SuiteNumbers
 from stabilitygate.metrics import Agreement, Metrics, SampleCount
 from stabilitygate.remedies import ProbeResult, VariantResult
 from stabilitygate.report.judge_facts import JudgeFacts
-from stabilitygate.report.run_facts import BaselineFacts, EmbeddingFacts, RunFacts, SamplingFacts
+from stabilitygate.report.run_facts import BaselineFacts, ConditionsFacts, EmbeddingFacts, RunFacts, SamplingFacts
 from stabilitygate.results import (
     AnswerCount,
     CaseMeasurement,
@@ -46,6 +45,7 @@ from stabilitygate.version import TOOL_NAME, __version__
 __all__ = [
     "BaselineFacts",
     "CaseResult",
+    "ConditionsFacts",
     "EmbeddingFacts",
     "JudgeFacts",
     "Report",
@@ -133,9 +133,8 @@ class CaseResult:
     notes: tuple[str, ...] = ()
     diagnostics: Diagnostics = Diagnostics()
     baseline: AgainstBaseline | None = None
-    # Remedies (docs/design.md §15): how the samples were drawn, the variants measured beside the
-    # case (`run --variants`) and the concurrency probe; reported, never judged.
-    conditions: Conditions | None = omitted_when_default()
+    # Remedies (docs/design.md §15): the variants measured beside the case (`run --variants`) and the
+    # concurrency probe; reported, never judged. How its samples were drawn is in `RunFacts.conditions`.
     variants: tuple[VariantResult, ...] = omitted_when_default(())
     probe: ProbeResult | None = omitted_when_default()
 
@@ -172,7 +171,6 @@ class CaseResult:
             notes=m.notes,
             diagnostics=m.diagnostics,
             baseline=baseline,
-            conditions=m.conditions,
         )
 
     @property
@@ -192,7 +190,6 @@ class CaseResult:
             usage=self.usage,
             notes=self.notes,
             diagnostics=self.diagnostics,
-            conditions=self.conditions,
         )
 
     @property

@@ -11,41 +11,44 @@ from dataclasses import dataclass
 from stabilitygate.judge.wording import p_phrase
 from stabilitygate.metrics import Agreement
 from stabilitygate.remedies import ProbeResult, VariantResult
-from stabilitygate.report.model import CaseResult, Report
+from stabilitygate.report.model import CaseResult, Report, RunFacts
 
 #: The Variants section stops after this many rows (a table row per variant and one per case as written).
 MAX_VARIANT_ROWS = 60
 
 
-def remedy_lines(case: CaseResult) -> list[str]:
+def remedy_lines(case: CaseResult, run: RunFacts) -> list[str]:
     """The case details' lines on what to do: diagnosis, suggestion, conditions, probe."""
     d = case.diagnostics
+    facts = run.conditions
+    differ = facts.differ.get(case.id, ()) if facts is not None else ()
+    suggestion = (facts.advice.get(case.id) if facts is not None else None) or d.suggestion
     lines = []
     if d.diagnosis:
         lines.append(f"Diagnosis: {d.diagnosis}.")
-    if d.suggestion:
-        lines.append(f"Suggestion: {d.suggestion}")
-    if d.conditions_differ:
-        lines.append(f"Drawn otherwise than the baseline: {'; '.join(d.conditions_differ)}.")
+    if suggestion:
+        lines.append(f"Suggestion: {suggestion}")
+    if differ:
+        lines.append(f"Drawn otherwise than the baseline: {'; '.join(differ)}.")
     if case.probe is not None:
-        lines.append(probe_line(case.probe))
+        lines.append(probe_line(case.probe, run.sampling.concurrency if run.sampling is not None else None))
     return lines
 
 
-def conditions_cell(case: CaseResult) -> str:
+def conditions_cell(case: CaseResult, run: RunFacts) -> str:
     """Beside a regression or a warning in the table: how the run's conditions differ from the baseline's."""
-    if case.verdict not in ("regressed", "warn") or not case.diagnostics.conditions_differ:
-        return ""
-    return "; ".join(case.diagnostics.conditions_differ)
+    differ = run.conditions.differ.get(case.id, ()) if run.conditions is not None else ()
+    return "; ".join(differ) if case.verdict in ("regressed", "warn") else ""
 
 
-def probe_line(probe: ProbeResult) -> str:
+def probe_line(probe: ProbeResult, concurrency: int | None = None) -> str:
     """E.g. "Concurrency probe: answers depend on concurrency (server-side batching): 1 distinct
     completion alone, 4 under load (the most common alone: 5/5 alone, 0/5 under load; p = 0.016 after Holm)"."""
     what = "answer" if probe.compared == "answers" else "completion"
     counts = (
         f"{probe.alone_distinct} distinct {what}{'' if probe.alone_distinct == 1 else 's'} in {probe.alone} alone, "
-        f"{probe.under_load_distinct} in {probe.under_load} under load at concurrency {probe.concurrency or '?'}"
+        f"{probe.under_load_distinct} in {probe.under_load} under load"
+        + (f" at concurrency {concurrency}" if concurrency is not None else "")
     )
     if probe.p_holm is None:
         return f"Concurrency probe: {counts}; nothing to test (one answer in both halves, or a half without samples)."

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from pydantic.json_schema import SkipJsonSchema
 
+from stabilitygate.conditions import Conditions
 from stabilitygate.judge.gate import FailOn
 from stabilitygate.report.judge_facts import JudgeFacts
 from stabilitygate.typed_json import Count, Flag, not_written, omitted_when_default
@@ -72,6 +73,18 @@ class BaselineFacts:
 
 
 @dataclass(frozen=True)
+class ConditionsFacts:
+    """How each case's samples were drawn, and how that differs from its baseline's (docs/design.md §15.4).
+
+    Only live sampling knows it, so it is here and not in the cases: `score` of a run's samples gives
+    the run's cases, and a scored or merged run has none of it."""
+
+    cases: Mapping[str, Conditions]  # case id -> how its samples were drawn
+    differ: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # case id -> what differs from its baseline
+    advice: Mapping[str, str] = field(default_factory=dict)  # case id -> the suggestion the difference supports
+
+
+@dataclass(frozen=True)
 class RunFacts:
     """How the run went as a whole; always present in a report (sampling only after live sampling)."""
 
@@ -81,6 +94,7 @@ class RunFacts:
     sampling: SamplingFacts | None = omitted_when_default()
     changed_only: Flag = omitted_when_default(False)  # only cases changed since the baseline were sampled
     judge: JudgeFacts | None = omitted_when_default()  # the entailment judge, when a case has `equivalence:`
+    conditions: ConditionsFacts | None = omitted_when_default()  # how live sampling drew each case
 
     @property
     def could_not_measure(self) -> bool:

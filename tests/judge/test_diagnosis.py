@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from stabilitygate.judge.diagnosis import Evidence, diagnose, suggestion_from_conditions
+from stabilitygate.judge.diagnosis import Evidence, concurrency_advice, diagnose, suggestion_from_probe
 from stabilitygate.metrics import Agreement, Metrics
 from stabilitygate.remedies import ProbeResult, VariantResult
 from stabilitygate.results import (
@@ -16,6 +16,7 @@ from stabilitygate.results import (
     CompletionCount,
     Diagnostics,
     FingerprintCount,
+    VerdictName,
 )
 
 
@@ -46,12 +47,12 @@ def measured(
 
 
 def evidence(m: CaseMeasurement, parser: str | None = None, **fields: Any) -> Evidence:
-    return Evidence(measurement=m, parser=parser, verdict=fields.pop("verdict", "pass"), **fields)
+    return Evidence(measurement=m, parser=parser, **fields)
 
 
 def probe(depends: bool) -> ProbeResult:
     return ProbeResult(
-        compared="completions", concurrency=8, alone=5, under_load=5, alone_distinct=1, under_load_distinct=4,
+        compared="completions", alone=5, under_load=5, alone_distinct=1, under_load_distinct=4,
         modal_alone=5, modal_under_load=0, p_value=0.004, p_holm=0.004 if depends else 0.3, depends=depends,
     )  # fmt: skip
 
@@ -92,18 +93,7 @@ def test_rule_2_the_probe_says_answers_depend_on_concurrency() -> None:
     assert not (diagnose(evidence(m, probe=probe(False))) or "").startswith("answers depend")
 
 
-def test_rule_3_a_change_drawn_at_another_concurrency_than_the_baseline() -> None:
-    differ = ("baseline drawn at concurrency 1, this run at 8",)
-    line = diagnose(evidence(SPLIT, "choice", verdict="regressed", conditions_differ=differ))
-    assert line == (
-        "drawn at another concurrency than the baseline (baseline drawn at concurrency 1, this run at 8): re-run at "
-        "concurrency 1 to tell the server's batching from the model"
-    )
-    # Without a change against the baseline the kind is what the samples show.
-    assert (diagnose(evidence(SPLIT, "choice", conditions_differ=differ)) or "").startswith("the decision itself")
-
-
-def test_rule_4_one_key_with_several_completions_is_not_idempotent() -> None:
+def test_rule_3_one_key_with_several_completions_is_not_idempotent() -> None:
     m = measured({"Answer #1": 1, "Answer #2": 1, "Answer #3": 1})
     assert diagnose(evidence(m, idempotency="shared")) == (
         "not idempotent: 3 distinct completions for one key: the application's cache did not answer the repeated "
@@ -111,38 +101,38 @@ def test_rule_4_one_key_with_several_completions_is_not_idempotent() -> None:
     )
 
 
-def test_rule_5_completions_cut_at_max_tokens() -> None:
+def test_rule_4_completions_cut_at_max_tokens() -> None:
     m = measured({"The answer is": 3, "The answer is 4": 7}, {"4": 7}, length_cut=3)
     assert diagnose(evidence(m, "number")) == (
         "3 of 10 completions were cut at max_tokens: the text varies where it is cut; raise max_tokens"
     )
 
 
-def test_rule_6_many_completions_one_parsed_answer_is_formatting_only() -> None:
+def test_rule_5_many_completions_one_parsed_answer_is_formatting_only() -> None:
     assert diagnose(evidence(FORMATTED, "choice")) == (
         "formatting only: 2 distinct completions, one parsed answer; the parser already absorbs it"
     )
 
 
-def test_rule_7_one_meaning_many_wordings_is_wording_only() -> None:
+def test_rule_6_one_meaning_many_wordings_is_wording_only() -> None:
     m = measured({"Paris.": 5, "It is Paris.": 5}, semantic_clusters=1, semantic_agreement=1.0)
     assert diagnose(evidence(m)) == "wording only: 2 wordings of one meaning; judged by meaning"
 
 
-def test_rule_8_one_answer_where_some_do_not_parse_is_the_format() -> None:
+def test_rule_7_one_answer_where_some_do_not_parse_is_the_format() -> None:
     m = measured({"A": 7, "I am not sure": 3}, {"A": 7})
     assert diagnose(evidence(m, "choice")) == (
         "the format varies: 3 of 10 completions do not parse; ask for the format explicitly or use a strict schema"
     )
 
 
-def test_rule_9_answers_that_differ_are_the_decision_itself() -> None:
+def test_rule_8_answers_that_differ_are_the_decision_itself() -> None:
     assert diagnose(evidence(SPLIT, "choice")) == (
         "the decision itself varies: 2 answers, the most frequent in 6 of 10: consider a strict schema or an enum"
     )
 
 
-def test_rule_10_meanings_that_differ_are_the_meaning_itself() -> None:
+def test_rule_9_meanings_that_differ_are_the_meaning_itself() -> None:
     m = measured({"Yes.": 6, "No.": 4}, semantic_clusters=2, semantic_agreement=0.6)
     assert diagnose(evidence(m)) == (
         "the meaning itself varies: 2 meanings, the largest holding 6 of 10: constrain the answer (a parser with a "
@@ -150,7 +140,7 @@ def test_rule_10_meanings_that_differ_are_the_meaning_itself() -> None:
     )
 
 
-def test_rule_11_otherwise_the_text_varies() -> None:
+def test_rule_10_otherwise_the_text_varies() -> None:
     assert diagnose(evidence(measured({"a": 5, "b": 3, "c": 2}))) == (
         "the text varies: 3 distinct completions, the most frequent in 5 of 10: add a parser if only the answer matters"
     )
@@ -178,18 +168,22 @@ def test_the_split_token_is_added_when_logprobs_tell_it() -> None:
     )
 
 
-@pytest.mark.parametrize("verdict", ["regressed", "warn"])
-def test_the_suggestion_turns_to_concurrency_when_the_conditions_say_so(verdict: str) -> None:
-    differ = ("baseline drawn at concurrency 1, this run at 8",)
-    assert suggestion_from_conditions(evidence(SPLIT, "choice", verdict=verdict, conditions_differ=differ)) == (
-        "This run was drawn otherwise than the baseline (baseline drawn at concurrency 1, this run at 8): re-run at "
-        "concurrency 1 to tell the server's batching from the model."
-    )
-    assert suggestion_from_conditions(evidence(SPLIT, "choice", probe=probe(True))) == (
+def test_the_probe_turns_the_suggestion_to_concurrency() -> None:
+    assert suggestion_from_probe(evidence(SPLIT, "choice", probe=probe(True))) == (
         "The answers depend on concurrency: run the case at concurrency 1, or serve it with batch-invariant kernels "
         "(they cost throughput)."
     )
-    stable = measured({"A": 10}, {"A": 10})
-    assert suggestion_from_conditions(evidence(stable, "choice", verdict="pass", conditions_differ=differ)) is None
-    host = ("baseline drawn from host a, this run from host b",)
-    assert suggestion_from_conditions(evidence(SPLIT, "choice", verdict=verdict, conditions_differ=host)) is None
+    assert suggestion_from_probe(evidence(SPLIT, "choice", probe=probe(False))) is None
+    assert suggestion_from_probe(evidence(measured({"A": 10}, {"A": 10}), "choice", probe=probe(True))) is None
+
+
+@pytest.mark.parametrize("verdict", ["regressed", "warn"])
+def test_another_concurrency_than_the_baseline_turns_the_advice_to_concurrency_1(verdict: VerdictName) -> None:
+    differ = ("baseline drawn from host a, this run from host b", "baseline drawn at concurrency 1, this run at 8")
+    assert concurrency_advice(differ, verdict, unique=1) == (
+        "This run was drawn otherwise than the baseline (baseline drawn at concurrency 1, this run at 8): re-run at "
+        "concurrency 1 to tell the server's batching from the model."
+    )
+    assert concurrency_advice(differ, "pass", unique=3) is not None  # it varies: the server may be why
+    assert concurrency_advice(differ, "pass", unique=1) is None  # stable and unchanged: nothing to tell
+    assert concurrency_advice(differ[:1], verdict, unique=3) is None  # another host alone says nothing of batching

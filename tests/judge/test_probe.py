@@ -37,9 +37,9 @@ def samples(case_id: str, texts: Sequence[str | None]) -> list[Sample]:
 
 def test_the_first_half_is_alone_the_second_under_load() -> None:
     drawn = samples("c", ["42"] * 5 + ["42.", "forty-two", "42!", "The answer is 42", "42."])
-    (found,) = probe_results([case()], drawn, alpha=ALPHA, concurrency=8).values()
+    (found,) = probe_results([case()], drawn, alpha=ALPHA).values()
     assert (found.alone, found.alone_distinct, found.under_load, found.under_load_distinct) == (5, 1, 5, 4)
-    assert (found.modal_alone, found.modal_under_load, found.concurrency, found.compared) == (5, 0, 8, "completions")
+    assert (found.modal_alone, found.modal_under_load, found.compared) == (5, 0, "completions")
     assert found.p_value == found.p_holm and found.p_value is not None and found.p_value < 0.01
     assert found.depends
 
@@ -47,7 +47,7 @@ def test_the_first_half_is_alone_the_second_under_load() -> None:
 def test_parsed_answers_are_compared_with_a_parser_and_failed_parses_are_answers_of_their_own() -> None:
     letter = case(answer=AnswerSpec(choice=["A", "B"]))
     drawn = samples("c", ["A", "The answer is A.", "(a)", "A", "A", "A", "B", "no idea", None, "A"])
-    (found,) = probe_results([letter], drawn, alpha=ALPHA, concurrency=4).values()
+    (found,) = probe_results([letter], drawn, alpha=ALPHA).values()
     assert found.compared == "answers"
     assert (found.alone, found.alone_distinct) == (5, 1)  # three spellings of one answer
     assert (found.under_load, found.under_load_distinct, found.modal_under_load) == (4, 3, 2)  # A, B, unparsed
@@ -55,7 +55,7 @@ def test_parsed_answers_are_compared_with_a_parser_and_failed_parses_are_answers
 
 
 def test_nothing_to_test_when_both_halves_hold_one_answer() -> None:
-    (found,) = probe_results([case()], samples("c", ["42"] * 10), alpha=ALPHA, concurrency=8).values()
+    (found,) = probe_results([case()], samples("c", ["42"] * 10), alpha=ALPHA).values()
     assert found.p_value is None and found.p_holm is None and not found.depends
 
 
@@ -63,7 +63,7 @@ def test_the_probes_of_a_run_are_one_holm_family() -> None:
     depends = ["42"] * 5 + ["x", "y", "z", "w", "v"]
     cases = [case("a"), case("b"), case("c")]
     drawn = samples("a", depends) + samples("b", depends) + samples("c", ["42"] * 10)
-    found = probe_results(cases, drawn, alpha=ALPHA, concurrency=8)
+    found = probe_results(cases, drawn, alpha=ALPHA)
     raw = found["a"].p_value
     assert raw is not None and found["a"].p_holm == pytest.approx(min(1.0, 2 * raw))  # two tests: c cannot reject
     assert found["c"].p_holm is None
@@ -93,7 +93,7 @@ def test_a_server_whose_answers_do_not_depend_on_concurrency_is_flagged_at_most_
     runs, flagged = 150, 0
     for _ in range(runs):
         drawn = samples("c", rng.choices(labels, weights=weights, k=n))
-        flagged += probe_results([case(samples=n)], drawn, alpha=ALPHA, concurrency=8)["c"].depends
+        flagged += probe_results([case(samples=n)], drawn, alpha=ALPHA)["c"].depends
     assert lower_bound(flagged, runs) <= ALPHA, flagged
 
 
@@ -103,7 +103,6 @@ def test_a_server_that_is_stable_alone_and_varies_under_load_is_found() -> None:
     runs, found_it = 100, 0
     for _ in range(runs):
         loaded = [rng.choice(["42", "42", "42", "42.", "forty-two", "42!"]) for _ in range(10)]
-        found_it += probe_results([case(samples=20)], samples("c", ["42"] * 10 + loaded), alpha=ALPHA, concurrency=8)[
-            "c"
-        ].depends
+        drawn = samples("c", ["42"] * 10 + loaded)
+        found_it += probe_results([case(samples=20)], drawn, alpha=ALPHA)["c"].depends
     assert found_it / runs >= 0.8, found_it

@@ -1,11 +1,16 @@
-"""The conditions a case's samples were drawn under, from its provider and the run's sampling facts."""
+"""How live sampling drew each case (its provider, the run's settings) and how that differs from the baseline."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from stabilitygate.cases import parse_suite
-from stabilitygate.pipeline.conditions import conditions_of, endpoint_host, with_conditions
-from stabilitygate.report.model import SamplingFacts
-from stabilitygate.results import CaseMeasurement, FingerprintCount
+from stabilitygate.conditions import Conditions
+from stabilitygate.judge.baseline import Baseline, BaselineCase
+from stabilitygate.metrics import Metrics
+from stabilitygate.pipeline.conditions import conditions_facts, endpoint_host, run_conditions
+from stabilitygate.report.model import CaseResult
+from stabilitygate.samples import Sample
 
 SUITE = """\
 version: 1
@@ -30,24 +35,42 @@ def test_the_host_never_carries_credentials_and_keeps_its_port() -> None:
 
 
 def test_the_conditions_name_what_was_sent_and_what_came_back() -> None:
-    a = parse_suite(SUITE, "suite.yml").cases[0]
-    m = CaseMeasurement(
-        "a",
-        10,
-        10,
-        0,
-        fingerprints=(FingerprintCount("fp_b", 6), FingerprintCount("fp_a", 3), FingerprintCount(None, 1)),
+    a, b, _ = parse_suite(SUITE, "suite.yml").cases
+    samples = [Sample(case="a", index=i, text="x", fingerprint=f) for i, f in enumerate(["fp_b", "fp_a", None, "fp_b"])]
+    found = run_conditions([a, b], samples, concurrency=8, probe="concurrency")
+    assert found["a"] == Conditions(
+        provider="openai", host="llm.example.com:8443", concurrency=8, params={"temperature": 0, "seed": 3},
+        fingerprints=("fp_a", "fp_b"), idempotency="shared", probe="concurrency",
+    )  # fmt: skip
+    assert found["b"].provider == "http" and found["b"].fingerprints == ()  # none were sent
+
+
+def result(case_id: str, verdict: str, unique: int) -> CaseResult:
+    return CaseResult(
+        id=case_id, verdict=verdict, reasons=(), samples_requested=10, samples_ok=10, sample_errors=0,  # type: ignore[arg-type]
+        metrics=Metrics(unique_completions=unique),
+    )  # fmt: skip
+
+
+def test_only_a_baseline_entry_of_the_same_definition_with_conditions_is_compared() -> None:
+    cases = parse_suite(SUITE, "suite.yml").cases
+    now = run_conditions(cases, [], concurrency=8, probe=None)
+    then = {cid: replace(c, concurrency=1) for cid, c in now.items()}
+    entry = BaselineCase(hash=cases[0].definition_hash, samples=10, metrics=Metrics(), primary=None)
+    baseline = Baseline(
+        suite="c",
+        cases={
+            "a": replace(entry, conditions=then["a"]),
+            "b": replace(entry, hash="sha256:other", conditions=then["b"]),
+            "c": replace(entry, hash=cases[2].definition_hash),  # an older baseline: no conditions
+        },
     )
-    found = conditions_of(a, m, concurrency=8, probe=None)
-    assert found.provider == "openai" and found.concurrency == 8 and found.idempotency == "shared"
-    assert found.params == {"temperature": 0, "seed": 3}  # `stream` is never sent
-    assert found.fingerprints == ("fp_a", "fp_b")
-
-
-def test_only_a_run_with_sampling_facts_records_conditions() -> None:
-    a = parse_suite(SUITE, "suite.yml").cases[0]
-    m = CaseMeasurement.nothing("a", 10)
-    assert with_conditions(m, a, None, None) is m  # a scored run does not know how its samples were drawn
-    live = SamplingFacts(requests=10, retries=0, interrupted=False, budget_exhausted=False, concurrency=2)
-    recorded = with_conditions(m, a, live, "concurrency").conditions
-    assert recorded is not None and recorded.concurrency == 2 and recorded.probe == "concurrency"
+    results = [result("a", "regressed", 4), result("b", "regressed", 4), result("c", "pass", 1)]
+    facts = conditions_facts(results, cases, now, baseline)
+    assert facts.cases == now
+    assert facts.differ == {"a": ("baseline drawn at concurrency 1, this run at 8",)}
+    assert facts.advice == {
+        "a": "This run was drawn otherwise than the baseline (baseline drawn at concurrency 1, this run at 8): "
+        "re-run at concurrency 1 to tell the server's batching from the model."
+    }
+    assert conditions_facts(results, cases, now, None).differ == {}

@@ -139,7 +139,7 @@ def test_an_application_with_a_cache_is_idempotent_for_one_key(tmp_path: Path, r
     ask = by_id(report, "ask")
     assert ask["metrics"]["unique_completions"] == 1 and ask["diagnostics"]["idempotent"] is True
     assert "idempotent: yes, 1 distinct completion for one key" in ask["notes"]
-    assert ask["conditions"]["idempotency"] == "shared"
+    assert report["run"]["conditions"]["cases"]["ask"]["idempotency"] == "shared"
 
 
 @pytest.mark.parametrize("route", ["http", "openai"])
@@ -187,7 +187,7 @@ def test_the_probe_finds_answers_that_depend_on_concurrency(tmp_path: Path, run_
     assert code == 0 and report is not None  # reported, never failing the gate
     probe = by_id(report, "sum")["probe"]
     assert (probe["alone"], probe["alone_distinct"], probe["under_load"], probe["under_load_distinct"]) == (5, 1, 5, 4)
-    assert (probe["modal_alone"], probe["modal_under_load"], probe["concurrency"]) == (5, 0, 8)
+    assert (probe["modal_alone"], probe["modal_under_load"]) == (5, 0)
     assert probe["depends"] is True and probe["p_holm"] < 0.01
     diagnostics = by_id(report, "sum")["diagnostics"]
     assert diagnostics["diagnosis"].startswith(
@@ -198,7 +198,7 @@ def test_the_probe_finds_answers_that_depend_on_concurrency(tmp_path: Path, run_
     # The halves are read back from the sample indices: scoring the file gives the same probe.
     code, scored = run_cli("score", str(samples), "--suite", str(suite))
     assert code == 0 and scored is not None
-    assert by_id(scored, "sum")["probe"] == {**probe, "concurrency": None}  # a samples file does not say it
+    assert by_id(scored, "sum")["probe"] == probe
 
 
 def test_the_probe_sees_no_dependence_where_there_is_none(tmp_path: Path, run_cli: RunCli) -> None:
@@ -239,15 +239,16 @@ def test_a_regression_drawn_at_another_concurrency_says_so(tmp_path: Path, run_c
         "provider": "openai",
     }
     assert code == 1 and report is not None
-    row = by_id(report, "sum")
-    assert row["verdict"] == "regressed" and row["conditions"]["concurrency"] == 8
-    assert row["diagnostics"]["conditions_differ"] == ["baseline drawn at concurrency 1, this run at 8"]
-    assert "re-run at concurrency 1 to tell the server's batching from the model" in row["diagnostics"]["suggestion"]
-    assert row["diagnostics"]["diagnosis"].startswith("drawn at another concurrency than the baseline")
+    assert by_id(report, "sum")["verdict"] == "regressed" and "conditions" not in by_id(report, "sum")
+    conditions = report["run"]["conditions"]
+    assert conditions["cases"]["sum"] == {**recorded, "concurrency": 8}
+    assert conditions["differ"] == {"sum": ["baseline drawn at concurrency 1, this run at 8"]}
+    assert "re-run at concurrency 1 to tell the server's batching from the model" in conditions["advice"]["sum"]
     markdown = (tmp_path / "r.md").read_text()
     table_row = next(line for line in markdown.splitlines() if line.startswith("| sum |"))
     assert "📉 regressed" in table_row and "baseline drawn at concurrency 1, this run at 8" in table_row
     assert "- Drawn otherwise than the baseline: baseline drawn at concurrency 1, this run at 8." in markdown
+    assert "- Suggestion: This run was drawn otherwise than the baseline (baseline drawn at concurrency 1" in markdown
 
 
 def test_the_same_conditions_say_nothing_and_an_older_baseline_is_still_read(tmp_path: Path, run_cli: RunCli) -> None:
@@ -255,15 +256,26 @@ def test_the_same_conditions_say_nothing_and_an_older_baseline_is_still_read(tmp
         suite = write_suite(tmp_path, server.base_url, [{"id": "sum", "prompt": SUM}])
         assert run_cli("run", str(suite), "--update-baseline")[0] == 0
         code, report = run_cli("run", str(suite))
-        assert code == 0 and report is not None
-        assert "conditions_differ" not in by_id(report, "sum")["diagnostics"]
+        assert code == 0 and report is not None and report["run"]["conditions"]["differ"] == {}
         path = tmp_path / "suite.baseline.json"
         older = json.loads(path.read_text())
         del older["cases"]["sum"]["conditions"]
         path.write_text(json.dumps(older))
         code, report = run_cli("run", str(suite), "--concurrency", "2")
     assert code == 0 and report is not None
-    assert by_id(report, "sum")["verdict"] == "pass" and "conditions_differ" not in by_id(report, "sum")["diagnostics"]
+    assert by_id(report, "sum")["verdict"] == "pass" and report["run"]["conditions"]["differ"] == {}
+    assert report["run"]["conditions"]["cases"]["sum"]["concurrency"] == 2
+
+
+def test_scored_and_merged_runs_know_no_conditions_and_score_like_the_run(tmp_path: Path, run_cli: RunCli) -> None:
+    samples = tmp_path / "run.jsonl"
+    with ScriptedOpenAI({SUM: [("42", 3), ("41", 1)]}) as server:
+        suite = write_suite(tmp_path, server.base_url, [{"id": "sum", "prompt": SUM}])
+        code, live = run_cli("run", str(suite), "--samples-out", str(samples))
+    code_s, scored = run_cli("score", str(samples), "--suite", str(suite))
+    assert code == code_s == 0 and live is not None and scored is not None
+    assert "conditions" in live["run"] and "conditions" not in scored["run"]
+    assert scored["cases"] == live["cases"]  # what only live sampling knows stays out of the cases
 
 
 def test_the_comment_details_carry_the_diagnosis_the_suggestion_and_the_split(

@@ -100,9 +100,13 @@ def test_any_value_made_hostile_is_bad_input_or_renders(hostile: Any) -> None:
 def with_remedies(document: dict[str, Any]) -> dict[str, Any]:
     """The golden report with a case's remedies filled in (docs/design.md §15), as a live run writes them."""
     case = document["cases"][0]
-    case["conditions"] = {"provider": "openai", "host": "h:1", "concurrency": 8, "params": {"seed": 1},
-                          "fingerprints": ["fp"], "idempotency": "shared", "probe": "concurrency"}  # fmt: skip
-    case["probe"] = {"compared": "answers", "concurrency": 8, "alone": 5, "under_load": 5, "alone_distinct": 1,
+    document["run"]["conditions"] = {
+        "cases": {case["id"]: {"provider": "openai", "host": "h:1", "concurrency": 8, "params": {"seed": 1},
+                               "fingerprints": ["fp"], "idempotency": "shared", "probe": "concurrency"}},
+        "differ": {case["id"]: ["baseline drawn at concurrency 1, this run at 8"]},
+        "advice": {case["id"]: "Re-run at concurrency 1."},
+    }  # fmt: skip
+    case["probe"] = {"compared": "answers", "alone": 5, "under_load": 5, "alone_distinct": 1,
                      "under_load_distinct": 3, "modal_alone": 5, "modal_under_load": 1, "p_value": 0.02,
                      "p_holm": 0.04, "depends": True}  # fmt: skip
     case["variants"] = [{"name": "strict", "overrides": ["params"], "samples_requested": 10, "samples_ok": 10,
@@ -112,7 +116,6 @@ def with_remedies(document: dict[str, Any]) -> dict[str, Any]:
                          "error": "x"}]  # fmt: skip
     case["diagnostics"].update(
         split_position=3, split_token="x", split_runner_up="y", split_margin=0.1, idempotent=False,
-        conditions_differ=["baseline drawn at concurrency 1, this run at 8"],
     )  # fmt: skip
     return document
 
@@ -121,7 +124,7 @@ def with_remedies(document: dict[str, Any]) -> dict[str, Any]:
 def test_a_hostile_value_in_the_remedies_is_bad_input_or_renders(hostile: Any) -> None:
     document = with_remedies(golden())
     assert Report.from_dict(document).to_dict() == document  # every key written back as read
-    remedies = ("conditions", "probe", "variants", "split_position", "split_token", "idempotent", "conditions_differ")
+    remedies = ("conditions", "probe", "variants", "split_position", "split_token", "idempotent")
     refused = 0
     for path in leaves(document):
         if not any(key in path for key in remedies):

@@ -305,7 +305,6 @@ def test_the_remedies_reach_the_case_details_and_a_variants_section_stays_inert(
     shaky["diagnostics"] = {
         "diagnosis": "the decision itself varies; the texts split at token 1: '<script>' over '@org/team'",
         "suggestion": "Make it strict | now",
-        "conditions_differ": ["baseline drawn at concurrency 1, this run at 8"],
     }
     shaky["variants"] = [
         {"name": "strict", "overrides": ["params"], "samples_requested": 10, "samples_ok": 10, "sample_errors": 0,
@@ -315,7 +314,13 @@ def test_the_remedies_reach_the_case_details_and_a_variants_section_stays_inert(
         {"name": "broken", "overrides": ["provider"], "samples_requested": 10, "samples_ok": 0, "sample_errors": 10,
          "error": "10 of 10 samples failed: <img src=x onerror=alert(1)> | `x` @org/team"},
     ]  # fmt: skip
-    text = render_markdown(report([shaky]))
+    data = report_dict([shaky])
+    data["run"]["conditions"] = {
+        "cases": {"shaky": {"provider": "openai", "concurrency": 8, "params": {}, "fingerprints": []}},
+        "differ": {"shaky": ["baseline drawn at concurrency 1, this run at 8"]},
+        "advice": {},
+    }
+    text = render_markdown(Report.from_dict(data))
     assert (
         "| shaky | 2 | 6/10 | 0.912 | 📉 regressed | 10/10 → 6/10, p=0.042; "
         "baseline drawn at concurrency 1, this run at 8 |" in text

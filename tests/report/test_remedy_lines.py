@@ -6,7 +6,16 @@ from dataclasses import replace
 
 from stabilitygate.metrics import Agreement, Metrics
 from stabilitygate.remedies import ProbeResult, VariantResult
-from stabilitygate.report.model import BaselineFacts, CaseResult, Report, RunFacts, SuiteRef, Summary
+from stabilitygate.report.model import (
+    BaselineFacts,
+    CaseResult,
+    ConditionsFacts,
+    Report,
+    RunFacts,
+    SamplingFacts,
+    SuiteRef,
+    Summary,
+)
 from stabilitygate.report.remedy_lines import (
     MAX_VARIANT_ROWS,
     conditions_cell,
@@ -17,7 +26,7 @@ from stabilitygate.report.remedy_lines import (
 from stabilitygate.results import Diagnostics
 
 PROBE = ProbeResult(
-    compared="completions", concurrency=8, alone=5, under_load=5, alone_distinct=1, under_load_distinct=4,
+    compared="completions", alone=5, under_load=5, alone_distinct=1, under_load_distinct=4,
     modal_alone=5, modal_under_load=0, p_value=0.004, p_holm=0.008, depends=True,
 )  # fmt: skip
 DIFFER = ("baseline drawn at concurrency 1, this run at 8",)
@@ -25,12 +34,17 @@ CASE = CaseResult(
     id="sum", verdict="regressed", reasons=("dropped",), samples_requested=10, samples_ok=10, sample_errors=0,
     primary=Agreement("mode_share", 5, 10),
     metrics=Metrics(unique_completions=4, prompt_tokens=40, completion_tokens=12),
-    diagnostics=Diagnostics(diagnosis="the text varies", conditions_differ=DIFFER),
+    diagnostics=Diagnostics(diagnosis="the text varies", suggestion="Ask for the number only."),
 )  # fmt: skip
+LIVE = RunFacts(
+    baseline=BaselineFacts("s.baseline.json", "compared"),
+    sampling=SamplingFacts(requests=10, retries=0, interrupted=False, budget_exhausted=False, concurrency=8),
+    conditions=ConditionsFacts(cases={}, differ={"sum": DIFFER}, advice={"sum": "Re-run at concurrency 1."}),
+)
 
 
 def test_the_probe_line_says_what_the_halves_show() -> None:
-    assert probe_line(PROBE) == (
+    assert probe_line(PROBE, 8) == (
         "Concurrency probe: answers depend on concurrency (server-side batching): 1 distinct completion in 5 alone, "
         "4 in 5 under load at concurrency 8 (the most common alone: 5/5 alone, 0/5 under load; p = 0.008 after Holm)."
     )
@@ -42,17 +56,25 @@ def test_the_probe_line_says_what_the_halves_show() -> None:
 
 
 def test_the_case_details_lines_come_in_order_and_only_when_there_is_something_to_say() -> None:
-    lines = remedy_lines(replace(CASE, probe=PROBE))
-    assert lines[0] == "Diagnosis: the text varies."
-    assert lines[1] == "Drawn otherwise than the baseline: baseline drawn at concurrency 1, this run at 8."
-    assert lines[2].startswith("Concurrency probe: answers depend")
-    assert remedy_lines(replace(CASE, diagnostics=Diagnostics())) == []
+    lines = remedy_lines(replace(CASE, probe=PROBE), LIVE)
+    assert lines == [
+        "Diagnosis: the text varies.",
+        "Suggestion: Re-run at concurrency 1.",  # what the conditions support, over the samples' own
+        "Drawn otherwise than the baseline: baseline drawn at concurrency 1, this run at 8.",
+        "Concurrency probe: answers depend on concurrency (server-side batching): 1 distinct completion in 5 "
+        "alone, 4 in 5 under load at concurrency 8 (the most common alone: 5/5 alone, 0/5 under load; "
+        "p = 0.008 after Holm).",
+    ]
+    scored = replace(LIVE, sampling=None, conditions=None)
+    assert remedy_lines(CASE, scored) == ["Diagnosis: the text varies.", "Suggestion: Ask for the number only."]
+    assert remedy_lines(replace(CASE, diagnostics=Diagnostics()), scored) == []
 
 
 def test_the_conditions_stand_beside_a_regression_or_a_warning_only() -> None:
-    assert conditions_cell(CASE) == "baseline drawn at concurrency 1, this run at 8"
-    assert conditions_cell(replace(CASE, verdict="warn")) == "baseline drawn at concurrency 1, this run at 8"
-    assert conditions_cell(replace(CASE, verdict="pass")) == ""
+    assert conditions_cell(CASE, LIVE) == "baseline drawn at concurrency 1, this run at 8"
+    assert conditions_cell(replace(CASE, verdict="warn"), LIVE) == "baseline drawn at concurrency 1, this run at 8"
+    assert conditions_cell(replace(CASE, verdict="pass"), LIVE) == ""
+    assert conditions_cell(CASE, replace(LIVE, conditions=None)) == ""
 
 
 def variant(i: int) -> VariantResult:
