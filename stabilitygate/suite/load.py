@@ -56,6 +56,10 @@ class LoadedSuite(ParsedSuite):
     def resolved_cases(self) -> list[ResolvedCase]:
         return list(self.cases)
 
+    def variant_cases(self) -> list[ResolvedCase]:
+        """Every case's variants as the cases they sample (`CASE@NAME`), in suite order."""
+        return [v.case for case in self.cases for v in self.variants.get(case.id, ())]
+
 
 def read_suite_text(path: str | os.PathLike[str]) -> str:
     """The suite file's text; BadInput for a missing, unreadable or oversized (`MAX_SUITE_BYTES`) file."""
