@@ -12,10 +12,12 @@ import logging
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from stabilitygate.cases import check_environment, load_suite, secret_env_names
 from stabilitygate.errors import BadInput
 from stabilitygate.judge.gate import FailOn
+from stabilitygate.judge.variants import MeasuredVariant
 from stabilitygate.measure.entailment import Judgment, PairKey
 from stabilitygate.pipeline.changed import ChangedSelection, current_commit, select_changed, unsampled_unchanged
 from stabilitygate.pipeline.conditions import run_conditions
@@ -28,7 +30,7 @@ from stabilitygate.pipeline.evaluate import (
     read_baseline_file,
     stage_judge,
 )
-from stabilitygate.pipeline.meanings import meanings_of, recorded_judgments
+from stabilitygate.pipeline.meanings import Meanings, meanings_of, recorded_judgments
 from stabilitygate.pipeline.options import Shard
 from stabilitygate.pipeline.plan import Plan, plan_suite
 from stabilitygate.pipeline.probe import draw_with_probe
@@ -46,11 +48,15 @@ from stabilitygate.pipeline.select import select_cases
 from stabilitygate.pipeline.stages import Draw, Staged, draw_in_stages, inconclusive
 from stabilitygate.pipeline.variants import draw_variants
 from stabilitygate.report.model import Report, SamplingFacts
+from stabilitygate.results import CaseMeasurement
 from stabilitygate.samples import Sample
 from stabilitygate.secrets import collect_secrets
 from stabilitygate.suite.load import LoadedSuite
 from stabilitygate.suite.model import ResolvedCase, Sampling
 from stabilitygate.suite.sizes import baseline_size
+
+if TYPE_CHECKING:
+    from stabilitygate.measure.embedder import Embedder
 
 log = logging.getLogger("stabilitygate")
 SuiteLike = LoadedSuite | str | os.PathLike[str]
@@ -146,24 +152,11 @@ def run(
             cache_dir=_cache(embedding_cache),
             samples_out=_path(samples_out),
         )
-    measured_variants = []
-    if variants and not sampled.facts.interrupted:
-        measured_variants = draw_variants(
-            loaded,
-            to_sample,
-            settings=settings,
-            environ=env,
-            samples_out=_path(samples_out),
-            measure=lambda some, drawn, judged: measure_cases(
-                some,
-                drawn,
-                requested={c.id: c.samples for c in some},
-                embedder=embedder,
-                sampling=None,
-                meanings=judged,
-            ),
-            cache_dir=_cache(embedding_cache),
-        )
+    measured_variants = (
+        _variants_of(loaded, to_sample, settings, env, _path(samples_out), embedder, _cache(embedding_cache))
+        if variants and not sampled.facts.interrupted
+        else []
+    )
     return evaluate(
         loaded,
         to_sample,
@@ -179,6 +172,28 @@ def run(
         meanings=meanings,
         variants=measured_variants,
         conditions=run_conditions(to_sample, sampled.samples, settings.concurrency, loaded.suite.sampling.probe),
+    )
+
+
+def _variants_of(
+    loaded: LoadedSuite,
+    cases: Sequence[ResolvedCase],
+    settings: Sampling,
+    environ: Mapping[str, str],
+    samples_out: Path | None,
+    embedder: Embedder | None,
+    cache_dir: str | None,
+) -> list[MeasuredVariant]:
+    """`run --variants`: the cases' variants, sampled after the run and measured like its cases."""
+
+    def measure(
+        some: Sequence[ResolvedCase], drawn: Sequence[Sample], judged: Meanings | None
+    ) -> list[CaseMeasurement]:
+        sizes = {c.id: c.samples for c in some}
+        return measure_cases(some, drawn, requested=sizes, embedder=embedder, sampling=None, meanings=judged)
+
+    return draw_variants(
+        loaded, cases, settings=settings, environ=environ, samples_out=samples_out, measure=measure, cache_dir=cache_dir
     )
 
 
