@@ -1,8 +1,9 @@
 """One line per unstable case: the kind of instability, and the remedy the numbers support.
 
 Each rule reads only what the run measured (docs/design.md §15, "Diagnosis", lists them in this
-order): the first that holds names the kind; the best variant measured beside the case, when one
-did better, and the token where the texts split (with logprobs) are added to it. A case whose
+order): the first that holds names the kind; completions cut at max_tokens, the best variant
+measured beside the case (when one did better) and the token where the texts split (with
+logprobs) are added to it. A case whose
 samples all agree, or that has fewer than two, gets none.
 """
 
@@ -47,19 +48,29 @@ def diagnose(evidence: Evidence) -> str | None:
     if evidence.samples < 2 or evidence.unique < 2:
         return None
     kind = next(found for rule in RULES if (found := rule(evidence)) is not None)
-    extra = [clause for clause in (_best_variant(evidence), _split(evidence)) if clause]
+    extra = [clause for clause in (_cut(evidence), _best_variant(evidence), _split(evidence)) if clause]
     return "; ".join([kind, *extra])
 
 
-def suggestion_from_probe(evidence: Evidence) -> str | None:
-    """A suggestion the concurrency probe supports better than the text's: None when it says nothing."""
+def suggestion_from_remedies(evidence: Evidence) -> str | None:
+    """A suggestion the probe or a variant supports better than the text's: None when they say nothing."""
     probe = evidence.probe
-    if probe is not None and probe.depends and evidence.unique > 1:
+    if evidence.unique < 2:
+        return None
+    if probe is not None and probe.depends:
         return (
             "The answers depend on concurrency: run the case at concurrency 1, or serve it with batch-invariant "
             "kernels (they cost throughput)."
         )
-    return None
+    best = _best(evidence)
+    if best is None or not best.significant or best.primary is None:
+        return None
+    overrides = f" ({', '.join(best.overrides)})" if best.overrides else ""
+    return (
+        f"Variant '{best.name}'{overrides} did significantly better: {best.primary.label} {best.primary.k}/"
+        f"{best.primary.n}, {p_phrase(1.0 if best.p_holm is None else best.p_holm)} after Holm. Adopt it if "
+        "what it costs fits the feature."
+    )
 
 
 def concurrency_advice(differ: Sequence[str], verdict: VerdictName, unique: int) -> str | None:
@@ -104,13 +115,6 @@ def _not_idempotent(e: Evidence) -> str | None:
         f"not idempotent: {e.unique} distinct completions for one key: the application's cache did not answer "
         "the repeated requests"
     )
-
-
-def _cut(e: Evidence) -> str | None:
-    cut = e.measurement.metrics.length_cut or 0
-    if not cut:
-        return None
-    return f"{cut} of {e.samples} completions were cut at max_tokens: the text varies where it is cut; raise max_tokens"
 
 
 def _formatting_only(e: Evidence) -> str | None:
@@ -170,7 +174,6 @@ RULES: Sequence[Rule] = (
     _backend_changed,
     _concurrency,
     _not_idempotent,
-    _cut,
     _formatting_only,
     _wording_only,
     _format_varies,
@@ -183,15 +186,24 @@ RULES: Sequence[Rule] = (
 # --- what is added to the kind ---------------------------------------------------------------------
 
 
-def _best_variant(e: Evidence) -> str | None:
+def _cut(e: Evidence) -> str | None:
+    cut = e.measurement.metrics.length_cut or 0
+    if not cut:
+        return None
+    return f"{cut} of {e.samples} completions were cut at max_tokens: raise max_tokens"
+
+
+def _best(e: Evidence) -> VariantResult | None:
     """The variant with the highest agreement above the case's own, in the case's own terms."""
-    own = e.measurement.metrics
     own_rate = _rate(e)
     better = [v for v in e.variants if v.error is None and v.primary is not None and v.primary.value > own_rate]
-    if not better or own.unique_completions is None:
+    return max(better, key=lambda v: (v.primary.value if v.primary else 0.0, -len(v.name)), default=None)
+
+
+def _best_variant(e: Evidence) -> str | None:
+    best = _best(e)
+    if best is None or best.primary is None:
         return None
-    best = max(better, key=lambda v: (v.primary.value if v.primary else 0.0, -len(v.name)))
-    assert best.primary is not None
     if e.parser is not None and best.answers is not None:
         counted = f"{best.answers} {_plural('answer', best.answers)}"
     else:

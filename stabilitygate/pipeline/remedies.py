@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from stabilitygate.conditions import Conditions
 from stabilitygate.judge.baseline import Baseline
-from stabilitygate.judge.diagnosis import Evidence, diagnose, suggestion_from_probe
+from stabilitygate.judge.diagnosis import Evidence, diagnose, suggestion_from_remedies
 from stabilitygate.judge.probe import probe_results, probed_cases
 from stabilitygate.judge.variants import MeasuredVariant, compare_variants
 from stabilitygate.pipeline.conditions import conditions_facts
@@ -67,7 +67,7 @@ def _with_remedies(
     diagnostics = replace(
         result.diagnostics,
         diagnosis=diagnose(evidence),
-        suggestion=suggestion_from_probe(evidence) or result.diagnostics.suggestion,
+        suggestion=suggestion_from_remedies(evidence) or result.diagnostics.suggestion,
         idempotent=idempotent,
     )
     notes = result.notes + ((idempotency_note(idempotent, unique or 0),) if idempotent is not None else ())

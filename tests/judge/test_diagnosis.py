@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from stabilitygate.judge.diagnosis import Evidence, concurrency_advice, diagnose, suggestion_from_probe
+from stabilitygate.judge.diagnosis import Evidence, concurrency_advice, diagnose, suggestion_from_remedies
 from stabilitygate.metrics import Agreement, Metrics
 from stabilitygate.remedies import ProbeResult, VariantResult
 from stabilitygate.results import (
@@ -101,38 +101,39 @@ def test_rule_3_one_key_with_several_completions_is_not_idempotent() -> None:
     )
 
 
-def test_rule_4_completions_cut_at_max_tokens() -> None:
+def test_completions_cut_at_max_tokens_are_said_beside_the_kind() -> None:
     m = measured({"The answer is": 3, "The answer is 4": 7}, {"4": 7}, length_cut=3)
     assert diagnose(evidence(m, "number")) == (
-        "3 of 10 completions were cut at max_tokens: the text varies where it is cut; raise max_tokens"
+        "the format varies: 3 of 10 completions do not parse; ask for the format explicitly or use a strict schema; "
+        "3 of 10 completions were cut at max_tokens: raise max_tokens"
     )
 
 
-def test_rule_5_many_completions_one_parsed_answer_is_formatting_only() -> None:
+def test_rule_4_many_completions_one_parsed_answer_is_formatting_only() -> None:
     assert diagnose(evidence(FORMATTED, "choice")) == (
         "formatting only: 2 distinct completions, one parsed answer; the parser already absorbs it"
     )
 
 
-def test_rule_6_one_meaning_many_wordings_is_wording_only() -> None:
+def test_rule_5_one_meaning_many_wordings_is_wording_only() -> None:
     m = measured({"Paris.": 5, "It is Paris.": 5}, semantic_clusters=1, semantic_agreement=1.0)
     assert diagnose(evidence(m)) == "wording only: 2 wordings of one meaning; judged by meaning"
 
 
-def test_rule_7_one_answer_where_some_do_not_parse_is_the_format() -> None:
+def test_rule_6_one_answer_where_some_do_not_parse_is_the_format() -> None:
     m = measured({"A": 7, "I am not sure": 3}, {"A": 7})
     assert diagnose(evidence(m, "choice")) == (
         "the format varies: 3 of 10 completions do not parse; ask for the format explicitly or use a strict schema"
     )
 
 
-def test_rule_8_answers_that_differ_are_the_decision_itself() -> None:
+def test_rule_7_answers_that_differ_are_the_decision_itself() -> None:
     assert diagnose(evidence(SPLIT, "choice")) == (
         "the decision itself varies: 2 answers, the most frequent in 6 of 10: consider a strict schema or an enum"
     )
 
 
-def test_rule_9_meanings_that_differ_are_the_meaning_itself() -> None:
+def test_rule_8_meanings_that_differ_are_the_meaning_itself() -> None:
     m = measured({"Yes.": 6, "No.": 4}, semantic_clusters=2, semantic_agreement=0.6)
     assert diagnose(evidence(m)) == (
         "the meaning itself varies: 2 meanings, the largest holding 6 of 10: constrain the answer (a parser with a "
@@ -140,7 +141,7 @@ def test_rule_9_meanings_that_differ_are_the_meaning_itself() -> None:
     )
 
 
-def test_rule_10_otherwise_the_text_varies() -> None:
+def test_rule_9_otherwise_the_text_varies() -> None:
     assert diagnose(evidence(measured({"a": 5, "b": 3, "c": 2}))) == (
         "the text varies: 3 distinct completions, the most frequent in 5 of 10: add a parser if only the answer matters"
     )
@@ -169,12 +170,22 @@ def test_the_split_token_is_added_when_logprobs_tell_it() -> None:
 
 
 def test_the_probe_turns_the_suggestion_to_concurrency() -> None:
-    assert suggestion_from_probe(evidence(SPLIT, "choice", probe=probe(True))) == (
+    assert suggestion_from_remedies(evidence(SPLIT, "choice", probe=probe(True))) == (
         "The answers depend on concurrency: run the case at concurrency 1, or serve it with batch-invariant kernels "
         "(they cost throughput)."
     )
-    assert suggestion_from_probe(evidence(SPLIT, "choice", probe=probe(False))) is None
-    assert suggestion_from_probe(evidence(measured({"A": 10}, {"A": 10}), "choice", probe=probe(True))) is None
+    assert suggestion_from_remedies(evidence(SPLIT, "choice", probe=probe(False))) is None
+    assert suggestion_from_remedies(evidence(measured({"A": 10}, {"A": 10}), "choice", probe=probe(True))) is None
+
+
+def test_a_variant_that_did_significantly_better_is_the_suggestion() -> None:
+    variants = (variant("seeded", 12, answers=2, significant=False), variant("strict", 20))
+    assert suggestion_from_remedies(evidence(SPLIT, "choice", variants=variants)) == (
+        "Variant 'strict' (params) did significantly better: agreement 20/20, p = 0.002 after Holm. Adopt it if "
+        "what it costs fits the feature."
+    )
+    hopeful = (variant("seeded", 12, answers=2, significant=False),)
+    assert suggestion_from_remedies(evidence(SPLIT, "choice", variants=hopeful)) is None
 
 
 @pytest.mark.parametrize("verdict", ["regressed", "warn"])
