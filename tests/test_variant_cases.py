@@ -157,3 +157,14 @@ def test_a_parser_the_expected_answer_does_not_fit_is_exit_2_at_the_variant(tmp_
 def test_a_valid_suite_with_variants_validates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate", str(write(tmp_path, SUITE))]) == 0
     assert "valid (2 cases" in capsys.readouterr().out
+
+
+def test_the_bundled_remedies_example_loads_with_its_variants() -> None:
+    loaded = load_suite(Path(__file__).resolve().parents[1] / "examples" / "remedies.yml")
+    assert {cid: [v.name for v in vs] for cid, vs in loaded.variants.items()} == {
+        "sampled": ["greedy", "enum"],
+        "haiku": ["hot"],
+    }
+    greedy = loaded.variants["sampled"][0].case
+    assert greedy.provider.params is not None and greedy.provider.params["temperature"] == 0
+    assert loaded.suite.sampling.probe == "concurrency"
