@@ -12,23 +12,28 @@ import logging
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from stabilitygate.cases import check_environment, load_suite, secret_env_names
 from stabilitygate.errors import BadInput
 from stabilitygate.judge.gate import FailOn
+from stabilitygate.judge.variants import MeasuredVariant
 from stabilitygate.measure.entailment import Judgment, PairKey
 from stabilitygate.pipeline.changed import ChangedSelection, current_commit, select_changed, unsampled_unchanged
+from stabilitygate.pipeline.conditions import run_conditions
 from stabilitygate.pipeline.evaluate import (
     BaselineFile,
     Judging,
     evaluate,
     make_embedder,
+    measure_cases,
     read_baseline_file,
     stage_judge,
 )
-from stabilitygate.pipeline.meanings import meanings_of, recorded_judgments
+from stabilitygate.pipeline.meanings import Meanings, meanings_of, recorded_judgments
 from stabilitygate.pipeline.options import Shard
 from stabilitygate.pipeline.plan import Plan, plan_suite
+from stabilitygate.pipeline.probe import draw_with_probe
 from stabilitygate.pipeline.run import draw_samples, sampling_settings
 from stabilitygate.pipeline.score import (
     ScoredSamples,
@@ -40,13 +45,18 @@ from stabilitygate.pipeline.score import (
     shard_sample_counts,
 )
 from stabilitygate.pipeline.select import select_cases
-from stabilitygate.pipeline.stages import Staged, draw_in_stages, inconclusive
+from stabilitygate.pipeline.stages import Draw, Staged, draw_in_stages, inconclusive
+from stabilitygate.pipeline.variants import draw_variants
 from stabilitygate.report.model import Report, SamplingFacts
+from stabilitygate.results import CaseMeasurement
 from stabilitygate.samples import Sample
 from stabilitygate.secrets import MIN_SECRET_CHARS, collect_secrets
 from stabilitygate.suite.load import LoadedSuite
 from stabilitygate.suite.model import ResolvedCase, Sampling
 from stabilitygate.suite.sizes import baseline_size
+
+if TYPE_CHECKING:
+    from stabilitygate.measure.embedder import Embedder
 
 log = logging.getLogger("stabilitygate")
 SuiteLike = LoadedSuite | str | os.PathLike[str]
@@ -71,11 +81,13 @@ def run(
     environ: Mapping[str, str] | None = None,
     embedding_cache: PathLike | None = None,
     accept_baseline_suite: str | None = None,
+    variants: bool = False,
 ) -> Report:
     """Sample every case of `suite` N times, measure, judge against the baseline; the Report.
 
     `changed_only` samples only the cases whose definition changed since the baseline (and
     `sampling.canaries` unchanged ones, picked from `commit`: default $GITHUB_SHA or git's HEAD).
+    `variants` also measures each sampled case's `variants:` beside it (reported, never judged).
     `environ` holds the providers' keys (default: the process environment); `embedding_cache` is
     the embedding cache's directory ("off" for none; default: the user's cache directory).
     `accept_baseline_suite`: a baseline recorded under this suite name is compared too (else exit 2).
@@ -97,11 +109,11 @@ def run(
     spent: list[int] = []  # requests of the stages so far: `max_requests` caps the whole run
 
     def draw(
-        some: Sequence[ResolvedCase], start: Mapping[str, int], append: bool
+        some: Sequence[ResolvedCase], start: Mapping[str, int], append: bool, concurrency: int | None = None
     ) -> tuple[list[Sample], SamplingFacts]:
         drawn = draw_samples(
             some,
-            _left_of(settings, spent),
+            _left_of(settings, spent, concurrency),
             env,
             secrets=secrets,
             samples_out=_path(samples_out),
@@ -115,16 +127,20 @@ def run(
         spent.append(drawn.facts.requests)
         return drawn.samples, drawn.facts
 
-    if update_baseline:  # a baseline is one fixed stage
-        sampled = Staged(*draw(to_sample, {}, False))
-    else:  # a look, the first stage, a second for the inconclusive (docs/design.md §6, "Stages")
+    def sampling(draw_at: Draw) -> Staged:
+        if update_baseline:  # a baseline is one fixed stage
+            return Staged(*draw_at(to_sample, {}, False))
+        # A look, the first stage, a second for the inconclusive (docs/design.md §6, "Stages").
         judge = stage_judge(loaded, baseline_file, embedder)
-        sampled = draw_in_stages(
+        return draw_in_stages(
             to_sample,
             baseline_file.contents,
-            draw,
+            draw_at,
             lambda drawn: inconclusive(to_sample, drawn, baseline_file.contents, judge),
         )
+
+    # With `sampling.probe`, each case's first half is drawn alone first (docs/design.md §16).
+    sampled = draw_with_probe(to_sample, loaded.suite.sampling.probe, draw, sampling)
     # The entailment judges (cases with `equivalence:`) are asked once sampling is over.
     meanings = None
     if not sampled.facts.interrupted:
@@ -138,6 +154,11 @@ def run(
             cache_dir=_cache(embedding_cache),
             samples_out=_path(samples_out),
         )
+    measured_variants = (
+        _variants_of(loaded, to_sample, settings, env, _path(samples_out), embedder, _cache(embedding_cache))
+        if variants and not sampled.facts.interrupted
+        else []
+    )
     return evaluate(
         loaded,
         to_sample,
@@ -151,6 +172,8 @@ def run(
         unchanged=selection.unchanged if selection is not None and shard is None else (),
         changed_only=changed_only,
         meanings=meanings,
+        variants=measured_variants,
+        conditions=run_conditions(to_sample, sampled.samples, settings.concurrency, loaded.suite.sampling.probe),
     )
 
 
@@ -168,8 +191,33 @@ def _run_secrets(cases: Sequence[ResolvedCase], environ: Mapping[str, str]) -> l
     return sorted(found)
 
 
-def _left_of(settings: Sampling, spent: Sequence[int]) -> Sampling:
-    """The settings of a later stage: what is left of the run's `max_requests` (at least one)."""
+def _variants_of(
+    loaded: LoadedSuite,
+    cases: Sequence[ResolvedCase],
+    settings: Sampling,
+    environ: Mapping[str, str],
+    samples_out: Path | None,
+    embedder: Embedder | None,
+    cache_dir: str | None,
+) -> list[MeasuredVariant]:
+    """`run --variants`: the cases' variants, sampled after the run and measured like its cases."""
+
+    def measure(
+        some: Sequence[ResolvedCase], drawn: Sequence[Sample], judged: Meanings | None
+    ) -> list[CaseMeasurement]:
+        sizes = {c.id: c.samples for c in some}
+        return measure_cases(some, drawn, requested=sizes, embedder=embedder, sampling=None, meanings=judged)
+
+    return draw_variants(
+        loaded, cases, settings=settings, environ=environ, samples_out=samples_out, measure=measure, cache_dir=cache_dir
+    )
+
+
+def _left_of(settings: Sampling, spent: Sequence[int], concurrency: int | None = None) -> Sampling:
+    """The settings of a later stage: what is left of the run's `max_requests` (at least one), and
+    the concurrency of a draw that needs its own (the probe's requests alone)."""
+    if concurrency is not None:
+        settings = settings.model_copy(update={"concurrency": concurrency})
     if settings.max_requests is None or not spent:
         return settings
     return settings.model_copy(update={"max_requests": max(settings.max_requests - sum(spent), 1)})

@@ -28,6 +28,8 @@ from stabilitygate.suite.load import (
     to_bad_input,
 )
 from stabilitygate.suite.model import DEFAULT_PROVIDER_TYPE, Message, ProviderConfig, ResolvedCase
+from stabilitygate.suite.variants import idempotency_thresholds
+from stabilitygate.variant_cases import resolve_variants
 
 
 def load_suite(path: str | os.PathLike[str]) -> LoadedSuite:
@@ -44,7 +46,7 @@ def parse_suite(text: str, shown: str) -> LoadedSuite:
 def resolve(parsed: ParsedSuite) -> LoadedSuite:
     """Every case with the suite's defaults applied and its provider validated by its type's model."""
     cases = tuple(_resolve_case(parsed, i) for i in range(len(parsed.suite.cases)))
-    return LoadedSuite(parsed.suite, parsed.path, parsed.lines, cases)
+    return LoadedSuite(parsed.suite, parsed.path, parsed.lines, cases, resolve_variants(parsed, cases))
 
 
 def secret_env_names(cases: Iterable[ResolvedCase]) -> frozenset[str]:
@@ -114,18 +116,20 @@ def _resolved(parsed: ParsedSuite, i: int) -> ResolvedCase:
     else:
         system = [Message(role="system", content=case.system)] if case.system is not None else []
         messages = (*system, Message(role="user", content=case.prompt or ""))
+    idempotency = case.idempotency or suite.sampling.idempotency
     return ResolvedCase(
         id=case.id,
         line=parsed.line_of(("cases", i)),
         messages=messages,
         provider=_provider_of(parsed, i),
-        thresholds=suite.thresholds.merged(case.thresholds),
+        thresholds=idempotency_thresholds(suite.thresholds.merged(case.thresholds), idempotency),
         answer=case.answer,
         expected=case.expected,
         samples=case.samples or suite.sampling.samples,
         baseline_samples=case.baseline_samples or suite.sampling.baseline_samples,
         max_samples=case.max_samples or suite.sampling.max_samples,
         judge=resolve_judge(parsed, i),
+        idempotency=idempotency,
     )
 
 

@@ -129,6 +129,11 @@ def plan(
     is_flag=True,
     help="Sample only cases that are new or changed since the baseline; the others keep their baseline figures.",
 )
+@click.option(
+    "--variants",
+    is_flag=True,
+    help="Also measure each case's variants beside it, with the same sampling (reported, never judged).",
+)
 def run(suite: Path, **kwargs: Any) -> None:
     """Sample every case N times, measure, judge against the baseline and report."""
     from stabilitygate import api
@@ -146,6 +151,7 @@ def run(suite: Path, **kwargs: Any) -> None:
         samples_out=kwargs["samples_out"],
         progress=kwargs["progress"],
         changed_only=kwargs["changed_only"],
+        variants=kwargs["variants"],
     )
     _finish(report, files)
 

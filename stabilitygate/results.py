@@ -102,6 +102,16 @@ class Diagnostics:
     cluster_pairs: ClusterPairs | None = omitted_when_default()
     judge_error: str | None = omitted_when_default()  # the entailment judge could not answer
     judge_unreadable: tuple[UnreadableReply, ...] = omitted_when_default(())
+    # Where the completions part ways (`divergence_token`), in the modal completion's logprobs: the
+    # provider's token there, the runner-up it beat and the margin (docs/design.md §16, "Diagnosis").
+    split_position: Count | None = omitted_when_default()
+    split_token: str | None = omitted_when_default()
+    split_runner_up: str | None = omitted_when_default()
+    split_margin: Number | None = omitted_when_default()
+    # The line that names the kind of instability and the remedy the numbers support.
+    diagnosis: str | None = omitted_when_default()
+    # With `idempotency: shared`: whether one key gave one completion.
+    idempotent: Flag | None = omitted_when_default()
 
 
 @dataclass(frozen=True)

@@ -95,7 +95,8 @@ def _gate(
     loaded = _load_suite(inputs.suite, workspace)
     if isinstance(loaded, BadInput):
         return GateOutcome(None, loaded.exit_code, [f"{TOOL_NAME}: error: {loaded}"])
-    masks.add(collect_secrets(secret_env_names(loaded.cases), environ, github_token=inputs.github_token))
+    named = secret_env_names([*loaded.cases, *loaded.variant_cases()])  # a variant may name a key of its own
+    masks.add(collect_secrets(named, environ, github_token=inputs.github_token))
     if inputs.shard is not None:
         announce_shard(inputs.shard, inputs.update_baseline)
     problem = merge_problem(reports, loaded.suite.name) if inputs.merge else None

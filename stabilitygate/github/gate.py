@@ -123,6 +123,7 @@ def call_library(
         progress=False,
         changed_only=inputs.changed_only,
         environ=environ,
+        variants=inputs.variants,
     )
 
 

@@ -42,6 +42,7 @@ class ActionInputs:
     pr_number: int | None = None  # the pull request to comment on when the event names none
     embedding_cache: str | None = None  # from STABILITYGATE_CACHE_DIR; None: .stabilitygate/embeddings
     accept_baseline_suite: str | None = None  # compare with a baseline recorded under this suite name
+    variants: bool = False  # also measure each case's variants (reported, never judged)
 
 
 def env_name(name: str) -> str:
@@ -132,6 +133,7 @@ def read_inputs(environ: Mapping[str, str]) -> ActionInputs:
         pr_number=get_pr_number(environ),
         embedding_cache=environ.get(CACHE_ENV),
         accept_baseline_suite=get_input(environ, "accept-baseline-suite"),
+        variants=get_bool(environ, "variants", False),
     )
     if inputs.shard is not None and inputs.merge:
         raise BadInput(
@@ -143,6 +145,8 @@ def read_inputs(environ: Mapping[str, str]) -> ActionInputs:
             "input `comment-from` posts the comment of an existing report: it runs nothing, so it goes without "
             "`shard`, `merge` and `update-baseline`"
         )
+    if inputs.variants and (inputs.merge or inputs.comment_from):
+        raise BadInput("input `variants` measures variants while sampling: it goes without `merge` and `comment-from`")
     if inputs.merge and inputs.samples is not None:
         raise BadInput("input `samples` does not apply with `merge`: set it on the shard jobs, which take the samples")
     return inputs

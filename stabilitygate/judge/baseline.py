@@ -18,6 +18,7 @@ from pydantic import Field
 
 from stabilitygate.atomic import write_atomic
 from stabilitygate.bounded import MAX_BASELINE_BYTES
+from stabilitygate.conditions import Conditions
 from stabilitygate.errors import BadInput
 from stabilitygate.jsonfile import read_json_file
 from stabilitygate.judge.agreement import primary_agreement
@@ -47,6 +48,8 @@ class BaselineCase:
     fingerprints: tuple[FingerprintCount, ...] = ()
     # Failed samples of the recorded run (the rate `max_sample_errors` is checked against); 0 is left out.
     sample_errors: SampleCount = omitted_when_default(0)
+    # How the recorded samples were drawn (a live run; older baselines have none).
+    conditions: Conditions | None = omitted_when_default()
 
 
 @dataclass(frozen=True)
@@ -67,11 +70,12 @@ def baseline_from_run(
     suite_name: str,
     *,
     verdicts: Sequence[CaseVerdict] = (),
+    conditions: Mapping[str, Conditions] | None = None,
 ) -> Baseline:
     """The baseline this run would record. Cases measured on fewer than 2 samples are left out.
 
     A case's primary agreement comes from its verdict when one is given (the judge computes it once
-    per case), else it is computed here.
+    per case), else it is computed here. `conditions` (a live run): how each case's samples were drawn.
     """
     by_id = {m.id: m for m in measurements}
     judged = {v.id: v.primary for v in verdicts}
@@ -81,7 +85,7 @@ def baseline_from_run(
         if m is None or m.samples_ok < 2 or nothing_parsed(case, m):
             continue
         primary = judged[case.id] if case.id in judged else primary_agreement(case, m)
-        entries[case.id] = baseline_entry(case, m, primary)
+        entries[case.id] = baseline_entry(case, m, primary, (conditions or {}).get(case.id))
     return Baseline(suite=suite_name, cases=entries)
 
 
@@ -99,7 +103,9 @@ def refused_cases(cases: Sequence[ResolvedCase], measurements: Sequence[CaseMeas
     )
 
 
-def baseline_entry(case: ResolvedCase, m: CaseMeasurement, primary: Agreement | None) -> BaselineCase:
+def baseline_entry(
+    case: ResolvedCase, m: CaseMeasurement, primary: Agreement | None, conditions: Conditions | None = None
+) -> BaselineCase:
     """What the baseline keeps of one measured case; floats rounded as the file holds them, so that noise
     stays out of the diff and a baseline judged in memory is the one read back."""
     entry = BaselineCase(
@@ -113,6 +119,7 @@ def baseline_entry(case: ResolvedCase, m: CaseMeasurement, primary: Agreement | 
         answers=m.answers[:TOP],
         fingerprints=m.fingerprints,
         sample_errors=m.sample_errors,
+        conditions=conditions,
     )
     return from_json(BaselineCase, to_json(entry), what="a baseline entry", source=None)
 

@@ -15,7 +15,7 @@ from stabilitygate.measure.agreement import (
     ranked,
     raw_metrics,
 )
-from stabilitygate.measure.diagnostics import near_tie, near_tie_diagnostics, suggestion
+from stabilitygate.measure.diagnostics import near_tie, near_tie_diagnostics, split_tie, suggestion
 from stabilitygate.measure.embedder import TextEmbedder
 from stabilitygate.measure.meaning import JudgmentLookup
 from stabilitygate.measure.parsers import ParsedAnswer
@@ -72,6 +72,7 @@ def _diagnostics(
     modal = ranked(counts)[0][0]
     carrier = next((s for s in ok if s.text == modal and s.logprobs), None)
     tie = near_tie(carrier.logprobs or (), modal, divergence) if carrier is not None else None
+    split = split_tie(carrier.logprobs or (), modal, divergence) if carrier is not None else None
     failures = sum(n for text, n in counts.items() if parsed is not None and not parsed[text].ok)
     advice = suggestion(
         samples_ok=len(ok),
@@ -81,8 +82,10 @@ def _diagnostics(
         parse_failures=failures,
         first_parse_error=_first_parse_error(parsed),
         tie=tie,
+        split=split,
+        divergence=divergence,
     )
-    return replace(near_tie_diagnostics(tie), suggestion=advice)
+    return replace(near_tie_diagnostics(tie, split), suggestion=advice)
 
 
 def embed_ahead(embedder: TextEmbedder, samples: Iterable[Sample]) -> int:

@@ -9,7 +9,7 @@ that token, the near-tie is the likely cause.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from stabilitygate.measure.tokens import token_spans
@@ -84,17 +84,76 @@ def near_tie(logprobs: Sequence[Sequence[Any]], text: str, divergence: int | Non
     )
 
 
-def near_tie_diagnostics(tie: NearTie | None) -> Diagnostics:
-    """The report's diagnostics of the closest call (none without one)."""
-    if tie is None:
-        return Diagnostics()
-    return Diagnostics(
-        min_margin=tie.margin,
-        min_margin_position=tie.position,
-        min_margin_token=tie.token,
-        min_margin_runner_up=tie.runner_up,
-        divergence_at_min_margin=tie.divergence_at_tie,
+def split_tie(logprobs: Sequence[Sequence[Any]], text: str, divergence: int | None) -> NearTie | None:
+    """The provider's token where the completions part ways (the `divergence`-th word token of `text`)
+    and the runner-up it beat there; None when it cannot be told: no divergence, a text that ends
+    before it, provider tokens that do not spell the text, or no runner-up at that token."""
+    tokens = ["" if not entry or entry[0] is None else str(entry[0]) for entry in logprobs]
+    spans = token_spans(text)
+    if divergence is None or divergence > len(spans) or "".join(tokens) != text:
+        return None
+    start, offset = spans[divergence - 1][0], 0
+    for i, token in enumerate(tokens):
+        offset += len(token)
+        if offset > start:
+            return _tie_at(logprobs[i], i, token)
+    return None
+
+
+def _tie_at(entry: Sequence[Any], i: int, token: str) -> NearTie | None:
+    if len(entry) < 4:
+        return None
+    top, second = _number(entry[1]), _number(entry[3])
+    if top is None or second is None:
+        return None
+    runner_up = None if entry[2] is None else str(entry[2])
+    return NearTie(round_float(top - second), i + 1, token, runner_up, divergence_at_tie=True)
+
+
+def near_tie_diagnostics(tie: NearTie | None, split: NearTie | None = None) -> Diagnostics:
+    """The report's diagnostics of the closest call and of the token where the texts split (none without)."""
+    found = Diagnostics()
+    if tie is not None:
+        found = Diagnostics(
+            min_margin=tie.margin,
+            min_margin_position=tie.position,
+            min_margin_token=tie.token,
+            min_margin_runner_up=tie.runner_up,
+            divergence_at_min_margin=tie.divergence_at_tie,
+        )
+    if split is None:
+        return found
+    return replace(
+        found,
+        split_position=split.position,
+        split_token=split.token,
+        split_runner_up=split.runner_up,
+        split_margin=split.margin,
     )
+
+
+def tie_sentence(tie: NearTie | None, split: NearTie | None, divergence: int | None) -> str | None:
+    """Where decoding flipped, for a person: the token where the texts split and the runner-up it beat,
+    else the closest call and whether the texts split there (docs/design.md §16, "Diagnosis")."""
+    if split is not None:
+        text = f"The texts split at token {divergence}: {_call(split)}"
+        if tie is not None and tie.position != split.position:
+            text += f"; the closest call elsewhere is token {tie.position} ({_call(tie)})"
+        return text + "."
+    if tie is None:
+        return None
+    head = f"The modal completion's closest call is token {tie.position} ({_call(tie)})"
+    if divergence is None:
+        return head + "."
+    if tie.divergence_at_tie is None:
+        return f"{head}; whether the texts split there (token {divergence}) cannot be told from the provider's tokens."
+    if tie.divergence_at_tie:
+        return f"{head}, where the texts split."
+    return f"{head}, not where the texts split (token {divergence})."
+
+
+def _call(tie: NearTie) -> str:
+    return f"{tie.token!r} over {tie.runner_up!r}, logprob margin {tie.margin:g}"
 
 
 def suggestion(
@@ -106,6 +165,8 @@ def suggestion(
     parse_failures: int,
     first_parse_error: str | None,
     tie: NearTie | None,
+    split: NearTie | None = None,
+    divergence: int | None = None,
 ) -> str | None:
     """One actionable sentence for the report, or None when there is nothing to suggest.
 
@@ -119,12 +180,9 @@ def suggestion(
             f"The answer itself varies: {len(answers)} different answers, the most frequent in {top} of "
             f"{samples_ok} samples. "
         )
-        if tie is not None:
-            text += (
-                f"The modal completion's closest call is token {tie.position} ({tie.token!r} over "
-                f"{tie.runner_up!r}, logprob margin {tie.margin:g}); near-ties like this are where decoding "
-                "flips between runs. "
-            )
+        where = tie_sentence(tie, split, divergence)
+        if where is not None:
+            text += where.removesuffix(".") + ": near-ties like this are where decoding flips between runs. "
         return text + "Make the prompt less ambiguous, pin a model snapshot, or take a majority vote over samples."
     if parse_failures:
         why = f" ({first_parse_error})" if first_parse_error else ""

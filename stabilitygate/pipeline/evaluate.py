@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from stabilitygate.conditions import Conditions
 from stabilitygate.errors import EXIT_CANNOT_MEASURE, EXIT_FAIL, EXIT_PASS, BadInput
 from stabilitygate.judge.baseline import (
     Baseline,
@@ -30,6 +31,7 @@ from stabilitygate.judge.compare import Similarity
 from stabilitygate.judge.gate import FailOn, exit_code, run_verdict, verdict_counts
 from stabilitygate.judge.stages import StagedRun
 from stabilitygate.judge.threshold_noise import noisy_thresholds_of
+from stabilitygate.judge.variants import MeasuredVariant
 from stabilitygate.judge.verdicts import judge_cases
 from stabilitygate.judge.wording import update_hint
 from stabilitygate.measure.case import measure_case
@@ -40,6 +42,7 @@ from stabilitygate.pipeline.cut_short import cut_short_reasons, with_cut_short
 from stabilitygate.pipeline.judge_results import judge_facts, with_judge_cost, with_judge_errors
 from stabilitygate.pipeline.meanings import Meanings
 from stabilitygate.pipeline.options import default_baseline_path
+from stabilitygate.pipeline.remedies import RemedyInputs, with_remedies
 from stabilitygate.pipeline.stages import JudgeStage, read_stages
 from stabilitygate.providers import fingerprint_note
 from stabilitygate.report.json_report import build_report
@@ -103,11 +106,15 @@ def evaluate(
     unchanged: Sequence[tuple[ResolvedCase, BaselineCase]] = (),
     changed_only: bool = False,
     meanings: Meanings | None = None,
+    variants: Sequence[MeasuredVariant] = (),
+    conditions: Mapping[str, Conditions] | None = None,
 ) -> Report:
     """Measure every case, judge it against the baseline, record the baseline when asked; the Report.
 
     `unchanged` (changed-only runs): cases not sampled, which keep their baseline figures.
     `meanings`: the entailment judgments of the cases with `equivalence:` (`pipeline/meanings.py`).
+    `variants`: the cases' variants as measured by `run --variants` (`pipeline/variants.py`).
+    `conditions`: how live sampling drew each case (`pipeline/conditions.py`); None for score and merge.
     """
     samples = list(samples)
     planned, stages = read_stages(
@@ -141,7 +148,13 @@ def evaluate(
     recorded = Recorded("compared" if baseline.contents is not None else "missing")
     if judging.update_baseline:
         recorded = record_baseline(
-            loaded, cases, measurements, verdicts, baseline, could_not_measure=code == EXIT_CANNOT_MEASURE
+            loaded,
+            cases,
+            measurements,
+            verdicts,
+            baseline,
+            could_not_measure=code == EXIT_CANNOT_MEASURE,
+            conditions=conditions or {},
         )
         verdicts = recorded_wording(verdicts) if recorded.status == "updated" else verdicts
     run = RunFacts(
@@ -164,6 +177,16 @@ def evaluate(
         exit_code=(EXIT_FAIL if recorded.refused else EXIT_PASS) if recorded.status == "updated" else code,
         verdict=run_verdict(verdicts, fatal=could_not_measure),
     )
+    remedies = RemedyInputs(
+        cases,
+        samples,
+        baseline.contents,
+        loaded.suite.regression.alpha,
+        loaded.suite.sampling.probe,
+        variants,
+        conditions,
+    )
+    report = with_remedies(report, remedies)
     return with_unchanged(report, loaded, cases, measurements, unchanged) if changed_only else report
 
 
@@ -246,11 +269,14 @@ def record_baseline(
     baseline: BaselineFile,
     *,
     could_not_measure: bool,
+    conditions: Mapping[str, Conditions] | None = None,
 ) -> Recorded:
-    """Write the baseline from this run (a partial run keeps the other cases' entries)."""
+    """Write the baseline from this run (a partial run keeps the other cases' entries).
+
+    `conditions`: how live sampling drew each case, kept beside its figures (none for score and merge)."""
     if could_not_measure:
         return Recorded("not written: the run could not measure")
-    fresh = baseline_from_run(cases, measurements, loaded.suite.name, verdicts=verdicts)
+    fresh = baseline_from_run(cases, measurements, loaded.suite.name, verdicts=verdicts, conditions=conditions)
     suite_ids = {c.id for c in loaded.suite.cases}
     written = merge_baselines(baseline.contents, fresh, suite_ids)
     write_baseline(baseline.path, written)

@@ -21,6 +21,7 @@ from stabilitygate.judge.stages import StageDesign
 from stabilitygate.judge.stats import drop_test
 from stabilitygate.judge.threshold_noise import NoisyThreshold, noisy_thresholds_of
 from stabilitygate.pipeline.options import default_baseline_path
+from stabilitygate.pipeline.variant_plan import VariantCost, price_variants
 from stabilitygate.suite.load import LoadedSuite
 from stabilitygate.suite.model import ResolvedCase
 from stabilitygate.suite.sizes import baseline_size, max_size
@@ -54,6 +55,7 @@ class Plan:
     family: int  # significance tests in the family
     update_baseline: bool
     noisy: tuple[NoisyThreshold, ...] = ()  # thresholds an unchanged run fails more often than alpha
+    variants: VariantCost | None = None  # what `run --variants` adds (a suite with variants)
 
     def lines(self) -> list[str]:
         """The plan as the command prints it."""
@@ -73,6 +75,7 @@ class Plan:
             f"{TARGET_POWER:.0%} power, at level {self.level:.4g} (alpha {self.alpha:g} over {self.family} tests)",
             *([FOOTNOTE] if any(c.assumed for c in self.cases) else []),  # only for a mark some row carries
             *noise_lines(self.noisy),
+            *(self.variants.lines() if self.variants is not None else ()),
         ]
 
 
@@ -141,7 +144,8 @@ def plan_run(
         )
         for c, e, (k, n, assumed), d in zip(cases, entries, counts, designs, strict=True)
     )
-    return Plan(plans, regression.alpha, level, len(p_mins), update_baseline)
+    variants = price_variants(loaded, {p.id: p.requests for p in plans}, {p.id: p.tokens_per_sample for p in plans})
+    return Plan(plans, regression.alpha, level, len(p_mins), update_baseline, variants=variants)
 
 
 def _entry(baseline: Baseline | None, case: ResolvedCase) -> BaselineCase | None:

@@ -78,6 +78,7 @@ def draw_samples(
         early_stopped=dict(outcome.early_stopped) if outcome else {},
         samples_file=str(samples_out) if samples_out else None,
         shard=str(shard) if shard else None,
+        concurrency=settings.concurrency,
     )
     if facts.interrupted:
         log.warning("interrupted; %d samples kept", len(received))

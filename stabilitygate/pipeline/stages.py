@@ -99,6 +99,7 @@ def _joined(parts: Sequence[SamplingFacts]) -> SamplingFacts:
         early_stopped=whole.early_stopped,
         samples_file=parts[0].samples_file,
         shard=parts[0].shard,
+        concurrency=whole.concurrency,
     )
 
 

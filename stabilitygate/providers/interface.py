@@ -24,18 +24,22 @@ class Request:
     messages: tuple[Mapping[str, str], ...]  # [{"role": ..., "content": ...}]
     model: str | None
     params: Mapping[str, Any]  # passed through to the API (temperature, seed, max_tokens, tools, ...)
-    idempotency_key: str  # stable per case and sample index
+    idempotency_key: str  # stable per case and sample index; per case with `idempotency: shared`
+    idempotency_shared: bool = False  # one key for all of the case's samples: openai sends it as a header
 
     @classmethod
     def of_case(cls, case: ResolvedCase, index: int) -> Request:
-        """Sample `index` of `case`, as the sampler sends it."""
+        """Sample `index` of `case`, as the sampler sends it: one idempotency key per sample, or with
+        `idempotency: shared` one for all of the case's samples."""
+        key, shared = f"{case.definition_hash}:{case.id}", case.idempotency == "shared"
         return cls(
             case_id=case.id,
             index=index,
             messages=tuple({"role": m.role, "content": m.content} for m in case.messages),
             model=case.provider.model,
             params=dict(case.provider.params or {}),
-            idempotency_key=f"{case.definition_hash}:{case.id}:{index}",
+            idempotency_key=key if shared else f"{key}:{index}",
+            idempotency_shared=shared,
         )
 
 

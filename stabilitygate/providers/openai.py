@@ -23,6 +23,8 @@ from stabilitygate.secrets import Secrets, environment_secrets
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 # The reply must be one JSON document: streaming is the one param that cannot pass through.
 DROPPED_PARAMS = ("stream", "stream_options")
+#: Sent with `idempotency: shared` (the IETF draft's header field); the suite's own headers win.
+IDEMPOTENCY_HEADER = "Idempotency-Key"
 CONNECTIONS_PER_CLIENT = 8  # see ClientPool: small pools keep httpcore's per-request cost flat
 
 
@@ -89,10 +91,12 @@ class OpenAIProvider(Provider):
         if model is not None:
             body["model"] = model
         body["messages"] = [dict(m) for m in request.messages]
+        headers = self._headers
+        if request.idempotency_shared and not any(name.lower() == "idempotency-key" for name in headers):
+            # An application's cache keyed on it answers the case's repeated requests.
+            headers = {**headers, IDEMPOTENCY_HEADER: request.idempotency_key}
         async with self._clients.client() as client:
-            reply = await request_json(
-                client, "POST", self._url, json=body, headers=self._headers, secrets=self.secrets
-            )
+            reply = await request_json(client, "POST", self._url, json=body, headers=headers, secrets=self.secrets)
         return parse_chat_completion(reply, Secrets.of(self.secrets))
 
     async def aclose(self) -> None:

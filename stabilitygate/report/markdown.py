@@ -22,8 +22,9 @@ from stabilitygate.judge.wording import counted, decoded, p_phrase, update_hint
 from stabilitygate.report import safe_text
 from stabilitygate.report.baseline_lines import baseline_lines
 from stabilitygate.report.meaning_lines import bar_cut_line, meaning_lines
-from stabilitygate.report.model import CaseResult, ParsedBy, Report, Summary
+from stabilitygate.report.model import CaseResult, ParsedBy, Report, RunFacts, Summary
 from stabilitygate.report.power_line import power_line
+from stabilitygate.report.remedy_lines import conditions_cell, remedy_lines, variants_section
 from stabilitygate.typed_json import JSON
 
 #: GitHub's limit is 65,536 characters; the margin leaves room for a line another tool may add.
@@ -123,10 +124,11 @@ def _render(report: Report, layout: _Layout) -> str:
         "verdict": report.verdict,
         "emoji": _headline_emoji(report),
         "summary": _summary_line(report),
-        "rows": [_row(c) for i, c in enumerate(cases) if i in layout.rows],
+        "rows": [_row(c, report.run) for i, c in enumerate(cases) if i in layout.rows],
         "rows_left_out": _left_out([c for i, c in enumerate(cases) if i not in layout.rows]),
-        "details": [_details(cases[i], layout.completion_limit) for i in layout.details],
+        "details": [_details(cases[i], layout.completion_limit, report.run) for i in layout.details],
         "details_left_out": not_passed - len(layout.details),
+        "variants": variants_section(report),
         "footer": _footer(report),
     }
     return _environment().get_template("comment.md.j2").render(**context)
@@ -244,7 +246,7 @@ AGREEMENT_ON = {"choice": "the choice", "number": "the number", "regex": "the ma
 AGREEMENT_OF = {"semantic_agreement": "meaning", "mode_share": "the exact text"}
 
 
-def _row(case: CaseResult) -> dict[str, str]:
+def _row(case: CaseResult, run: RunFacts) -> dict[str, str]:
     metrics = case.metrics
     cosine, unique = metrics.cosine_min, metrics.unique_completions
     verdict = f"{EMOJI.get(case.verdict, '')} {case.verdict}"
@@ -257,7 +259,12 @@ def _row(case: CaseResult) -> dict[str, str]:
         "parsed": _parsed(case),
         "cosine": "—" if cosine is None else f"{cosine:.3f}",
         "verdict": verdict,
-        "change": _change(case.baseline, _json_text(case)),
+        "change": "; ".join(
+            part
+            for part in (_change(case.baseline, _json_text(case)), conditions_cell(case, run))
+            if part and part != "—"
+        )
+        or "—",
     }
 
 
@@ -320,7 +327,7 @@ def safe_json(value: JSON) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
-def _details(case: CaseResult, limit: int) -> dict[str, Any]:
+def _details(case: CaseResult, limit: int, run: RunFacts) -> dict[str, Any]:
     m = case.measurement
     n = m.samples_ok
     metrics = m.metrics
@@ -347,6 +354,7 @@ def _details(case: CaseResult, limit: int) -> dict[str, Any]:
         "notes": m.notes[:10],
         "meaning": meaning,
         "power": power_line(case.baseline),
+        "remedies": remedy_lines(case, run),
         "divergence": None if parsed else metrics.divergence_token,
         "unique": metrics.unique_completions,
         "n": n,

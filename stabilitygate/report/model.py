@@ -19,8 +19,9 @@ from stabilitygate.judge.gate import VerdictCounts
 from stabilitygate.measure.summary import SuiteNumbers
 from stabilitygate.metrics import Agreement, Metrics, SampleCount
 from stabilitygate.names import CaseId, PathText, SuiteName
+from stabilitygate.remedies import ProbeResult, VariantResult
 from stabilitygate.report.judge_facts import JudgeFacts
-from stabilitygate.report.run_facts import BaselineFacts, EmbeddingFacts, RunFacts, SamplingFacts
+from stabilitygate.report.run_facts import BaselineFacts, ConditionsFacts, EmbeddingFacts, RunFacts, SamplingFacts
 from stabilitygate.results import (
     AnswerCount,
     CaseMeasurement,
@@ -48,6 +49,7 @@ from stabilitygate.version import TOOL_NAME, __version__
 __all__ = [
     "BaselineFacts",
     "CaseResult",
+    "ConditionsFacts",
     "EmbeddingFacts",
     "JudgeFacts",
     "ParsedBy",
@@ -156,6 +158,10 @@ class CaseResult:
     baseline: AgainstBaseline | None = None
     parsed_by: ParsedBy | None = omitted_when_default()  # None: no parser (the answer is the completion)
     request_seconds: SkipJsonSchema[float | None] = not_written()  # JUnit's time; never in the JSON
+    # Remedies (docs/design.md §16): the variants measured beside the case (`run --variants`) and the
+    # concurrency probe; reported, never judged. How its samples were drawn is in `RunFacts.conditions`.
+    variants: tuple[VariantResult, ...] = omitted_when_default(())
+    probe: ProbeResult | None = omitted_when_default()
 
     @classmethod
     def of(

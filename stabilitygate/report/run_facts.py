@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from pydantic.json_schema import SkipJsonSchema
 
+from stabilitygate.conditions import Conditions
 from stabilitygate.judge.gate import FailOn
 from stabilitygate.judge.threshold_noise import NoisyThreshold
 from stabilitygate.report.judge_facts import JudgeFacts
@@ -29,6 +30,7 @@ class SamplingFacts:
     early_stopped: Mapping[str, str] = field(default_factory=dict)
     samples_file: str | None = None
     shard: str | None = None
+    concurrency: Count | None = omitted_when_default()  # requests in flight (docs/design.md §16)
 
     @property
     def could_not_measure(self) -> bool:
@@ -46,6 +48,7 @@ class SamplingFacts:
             early_stopped={k: v for s in shards for k, v in s.early_stopped.items()},
             samples_file=None,
             shard=None,
+            concurrency=max((s.concurrency for s in shards if s.concurrency is not None), default=None),
         )
 
 
@@ -81,6 +84,18 @@ class BaselineFacts:
 
 
 @dataclass(frozen=True)
+class ConditionsFacts:
+    """How each case's samples were drawn, and how that differs from its baseline's (docs/design.md §16.4).
+
+    Only live sampling knows it, so it is here and not in the cases: `score` of a run's samples gives
+    the run's cases, and a scored or merged run has none of it."""
+
+    cases: Mapping[str, Conditions]  # case id -> how its samples were drawn
+    differ: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # case id -> what differs from its baseline
+    advice: Mapping[str, str] = field(default_factory=dict)  # case id -> the suggestion the difference supports
+
+
+@dataclass(frozen=True)
 class RunFacts:
     """How the run went as a whole; always present in a report (sampling only after live sampling)."""
 
@@ -90,6 +105,7 @@ class RunFacts:
     sampling: SamplingFacts | None = omitted_when_default()
     changed_only: Flag = omitted_when_default(False)  # only cases changed since the baseline were sampled
     judge: JudgeFacts | None = omitted_when_default()  # the entailment judge, when a case has `equivalence:`
+    conditions: ConditionsFacts | None = omitted_when_default()  # how live sampling drew each case
 
     @property
     def could_not_measure(self) -> bool:

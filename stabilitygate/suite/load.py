@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
@@ -20,6 +20,7 @@ from stabilitygate.errors import BadInput
 from stabilitygate.suite.model import ResolvedCase, Suite
 from stabilitygate.suite.sizes import check_sizes
 from stabilitygate.suite.strict import NEVER_ECHOED
+from stabilitygate.suite.variants import ResolvedVariant, check_remedies
 
 Path_ = tuple[str | int, ...]
 #: YAML aliases may stand for this many nodes in all, beyond the nodes the file writes: reusing a
@@ -55,9 +56,15 @@ class LoadedSuite(ParsedSuite):
     """A suite ready to run: every case resolved (`stabilitygate.cases.load_suite` makes one)."""
 
     cases: tuple[ResolvedCase, ...] = ()
+    # Each case's variants (`variants:`), by case id; measured only with `run --variants`.
+    variants: Mapping[str, tuple[ResolvedVariant, ...]] = field(default_factory=dict)
 
     def resolved_cases(self) -> list[ResolvedCase]:
         return list(self.cases)
+
+    def variant_cases(self) -> list[ResolvedCase]:
+        """Every case's variants as the cases they sample (`CASE@NAME`), in suite order."""
+        return [v.case for case in self.cases for v in self.variants.get(case.id, ())]
 
 
 def read_suite_text(path: str | os.PathLike[str]) -> str:
@@ -100,6 +107,7 @@ def parse_suite_file(text: str, shown: str) -> ParsedSuite:
     parsed = ParsedSuite(suite, shown, lines)
     _check_canaries(parsed)
     check_sizes(parsed.suite, parsed.line_of, parsed.path)
+    check_remedies(parsed.suite, parsed.line_of, parsed.path)
     return parsed
 
 
@@ -268,16 +276,26 @@ def dotted(loc: Path_) -> str:
 def _model_at(loc: Path_, root: type[BaseModel] = Suite) -> type[BaseModel] | None:
     """The pydantic model that describes the node at `loc` (for listing the keys it accepts)."""
     model: type[BaseModel] | None = root
+    keyed = False  # the last field maps names to models (`variants:`): the next part is a name
     for part in loc:
         if model is None:
             return None
-        if isinstance(part, int):
+        if isinstance(part, int) or keyed:
+            keyed = False
             continue
         field = _fields_by_alias(model).get(part)
         if field is None:
             return None
         model = _inner_model(field.annotation)
+        keyed = _is_mapping(field.annotation)
     return model
+
+
+def _is_mapping(annotation: Any) -> bool:
+    """Whether the annotation (or a member of its union) is a dict."""
+    if getattr(annotation, "__origin__", None) is dict:
+        return True
+    return any(_is_mapping(arg) for arg in getattr(annotation, "__args__", ()) or () if arg is not annotation)
 
 
 def _fields_by_alias(model: type[BaseModel]) -> dict[str, Any]:

@@ -36,6 +36,9 @@ DEFAULT_CLUSTER_COSINE = 0.95
 #: `min_parsed` when the suite sets none: below half, no answer can hold a majority, so the answer-change
 #: rule is blind and a parser that never matches would pass forever (docs/design.md §6, "Judging").
 DEFAULT_MIN_PARSED = 0.5
+#: `per_sample`: each sample its own idempotency key; `shared`: one key for all of a case's samples.
+Idempotency = Literal["per_sample", "shared"]
+VariantName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=100)]
 
 
 #: The type of a provider that names none: an OpenAI-compatible API.
@@ -53,12 +56,7 @@ class ProviderConfig(Strict):
     @field_validator("params")
     @classmethod
     def _params_are_json(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
-        # YAML has values JSON has not (dates, sets): the API would choke on them mid-run.
-        try:
-            json.dumps(value, allow_nan=False)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"params must be plain JSON values (quote dates and the like): {exc}") from exc
-        return value
+        return plain_json_params(value)
 
     @staticmethod
     def merged(default: Mapping[str, Any], override: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -83,6 +81,16 @@ class ProviderConfig(Strict):
         definition hashes of existing suites depend on it."""
         default, override = _without_nulls(default), _without_nulls(override or {})
         return override.get("type", default.get("type")) != default.get("type")
+
+
+def plain_json_params(value: dict[str, Any] | None) -> dict[str, Any] | None:
+    """`params` as they are, when they are plain JSON values; else a ValueError saying so."""
+    # YAML has values JSON has not (dates, sets): the API would choke on them mid-run.
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"params must be plain JSON values (quote dates and the like): {exc}") from exc
+    return value
 
 
 def _without_nulls(mapping: Mapping[str, Any]) -> dict[str, Any]:
@@ -128,6 +136,16 @@ class Sampling(Strict):
     early_stop: bool = Field(True, description="Stop sampling a case once it has certainly failed")
     canaries: int = Field(
         0, ge=0, description="With --changed-only: also re-measure this many unchanged cases, picked from the commit"
+    )
+    idempotency: Idempotency = Field(
+        "per_sample",
+        description="shared: one idempotency key for all of a case's samples (the case must come back with one "
+        "completion); per_sample: one key per sample",
+    )
+    probe: Literal["concurrency"] | None = Field(
+        None,
+        description="concurrency: draw half of each case's samples one at a time and half under load, and "
+        "test whether the answers differ (reported, never failing the gate)",
     )
 
 
@@ -291,6 +309,43 @@ class Message(Strict):
     content: str
 
 
+class Variant(Strict):
+    """A named override of a case's provider, messages or parser, measured beside the case as written
+    with `run --variants` (docs/design.md §16, "Remedies"); never judged, never in the baseline."""
+
+    description: str | None = None
+    provider: ProviderMapping | None = Field(None, description="Merged over the case's provider, as a case's is")
+    params: dict[str, Any] | None = Field(None, description="Merged into the provider's params, key by key")
+    system: str | None = None
+    prompt: str | None = None
+    messages: list[Message] | None = Field(None, min_length=1)
+    answer: AnswerSpec | None = Field(None, description="Replaces the case's parser")
+    idempotency: Idempotency | None = None
+
+    @field_validator("params")
+    @classmethod
+    def _params_are_json(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        return plain_json_params(value)
+
+    @model_validator(mode="after")
+    def _overrides_something(self) -> Variant:
+        if not self.overrides:
+            raise ValueError(
+                "a variant must override something: provider, params, system, prompt, messages, answer or idempotency"
+            )
+        if self.messages is not None and (self.prompt is not None or self.system is not None):
+            raise ValueError("`messages` replaces the case's prompt: it goes without `prompt` and `system`")
+        return self
+
+    @property
+    def overrides(self) -> tuple[str, ...]:
+        """The keys this variant sets, besides its description."""
+        return tuple(key for key in self.model_fields_set - {"description"} if getattr(self, key) is not None)
+
+
+Variants = dict[VariantName, Variant]
+
+
 class Case(Strict):
     id: str = Field(pattern=CASE_ID_PATTERN, max_length=MAX_CASE_ID_CHARS)
     description: str | None = None
@@ -309,6 +364,8 @@ class Case(Strict):
     thresholds: Thresholds | None = None
     provider: ProviderMapping | None = None
     equivalence: Equivalence | None = Field(None, description="Replaces the suite's `equivalence` for this case")
+    idempotency: Idempotency | None = Field(None, description="Overrides sampling.idempotency")
+    variants: Variants | None = Field(None, description="Variants of this case only (names unlike the suite's)")
 
     @field_validator("expected")
     @classmethod
@@ -339,6 +396,7 @@ class Suite(Strict):
     equivalence: Equivalence | None = Field(
         None, description="Cluster completions by an entailment judge instead of cosine"
     )
+    variants: Variants | None = Field(None, description="Variants of every case, measured with run --variants")
     cases: list[Case] = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -372,6 +430,8 @@ class ResolvedCase(BaseModel):
     # Left out of the definition hash, like the clustering bar: it changes how answers are read, not
     # the question put to the model.
     judge: SerializeAsAny[ProviderConfig] | None = None
+    # Outside the definition hash: how the samples are keyed, not the question put to the model.
+    idempotency: Idempotency = "per_sample"
 
     @property
     def definition_hash(self) -> str:

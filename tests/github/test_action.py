@@ -412,3 +412,36 @@ def test_entrypoint_turns_a_crash_into_one_error_line(tmp_path: Path) -> None:
         "::error title=llm-stability-gate::internal error: RuntimeError: broken install:%0Asecond line "
         "(STABILITYGATE_DEBUG=1 shows the traceback)\n"
     )
+
+
+def test_variants_input_measures_variants_into_the_comment_and_summary_never_the_verdict(
+    runner: Runner, github: FakeGitHub, model: ScriptedOpenAI
+) -> None:
+    extra = f'variants:\n  terse:\n    prompt: "{STEADY} Digits only."\n'
+    write_suite(runner.workspace, model.base_url, extra=extra)
+    plain = runner.run({"comment": "false"})
+    measured = runner.run({"variants": "true"})
+    assert plain.code == measured.code == 1, measured.log  # wobbly fails its threshold either way
+    assert measured.outputs["failed-cases"] == plain.outputs["failed-cases"] == "wobbly"
+    report = json.loads((runner.workspace / ".stabilitygate" / "report.json").read_text(encoding="utf-8"))
+    assert [[v["name"] for v in c["variants"]] for c in report["cases"]] == [["terse"], ["terse"]]
+    assert "🧪 Variants: 2 measured beside 2 cases" in measured.summary and "🧪 Variants" not in plain.summary
+    (comment,) = [c for c in github.comments(PR) if c["body"].startswith("<!-- stabilitygate:e2e -->")]
+    assert "| steady | as written |" in comment["body"] and "terse (prompt)" in comment["body"]
+    assert_no_secret(measured)
+
+
+def test_a_variants_own_key_is_masked_and_its_refusal_is_only_the_variants_error(
+    runner: Runner, github: FakeGitHub, model: ScriptedOpenAI
+) -> None:
+    extra = "variants:\n  gateway:\n    provider: {api_key_env: OTHER_GATEWAY}\n"
+    write_suite(runner.workspace, model.base_url, extra=extra)
+    key = "gw-0123456789-not-a-credential-name"
+    push = {**runner.event("push", {"ref": "refs/heads/main"}), "OTHER_GATEWAY": key}
+    run = runner.run({"variants": "true"}, push)
+    assert run.code == 1, run.log  # wobbly's threshold, as without the variant
+    assert f"::add-mask::{key}" in run.stdout
+    assert all(line.startswith("::add-mask::") for line in run.log.splitlines() if key in line)
+    report = json.loads((runner.workspace / ".stabilitygate" / "report.json").read_text(encoding="utf-8"))
+    (gateway,) = report["cases"][0]["variants"]
+    assert "401" in gateway["error"] and key not in json.dumps(report)

@@ -107,6 +107,7 @@ def test_action_yml_declares_exactly_these_inputs_with_the_same_defaults() -> No
         "comment-from",
         "pr-number",
         "accept-baseline-suite",
+        "variants",
     }
     assert set(action["outputs"]) == {"verdict", "report-json", "report-markdown", "failed-cases"}
     assert declared["github-token"]["default"] == "${{ github.token }}"
@@ -160,3 +161,13 @@ def test_match_reports_matching_nothing_names_the_pattern(tmp_path: Path) -> Non
         match_reports(["shards/**/report.json"], tmp_path)
     assert caught.value.exit_code == EXIT_BAD_INPUT
     assert "`shards/**/report.json` matches no file" in str(caught.value)
+
+
+def test_variants_is_a_boolean_input_that_goes_without_merge_and_comment_from() -> None:
+    assert read_inputs({"INPUT_VARIANTS": "true"}).variants is True
+    assert read_inputs({}).variants is False
+    with pytest.raises(BadInput, match="input `variants`: expected true or false"):
+        read_inputs({"INPUT_VARIANTS": "yes"})
+    for other in ({"INPUT_MERGE": "shards/**/report.json"}, {"INPUT_COMMENT-FROM": "report.json"}):
+        with pytest.raises(BadInput, match="input `variants` measures variants while sampling"):
+            read_inputs({"INPUT_VARIANTS": "true", **other})

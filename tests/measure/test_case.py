@@ -299,8 +299,14 @@ def test_logprob_diagnostics_for_the_modal_completion(make_case: Callable[..., A
         "min_margin_token": "Queens",
         "min_margin_runner_up": "New",
         "divergence_at_min_margin": True,
+        # where the texts split (docs/design.md §16.2): here the closest call itself
+        "split_position": 1,
+        "split_token": "Queens",
+        "split_runner_up": "New",
+        "split_margin": 0.05,
     }
     assert m.diagnostics.suggestion.startswith("The answer itself varies: 2 different answers")
+    assert "The texts split at token 1: 'Queens' over 'New', logprob margin 0.05" in m.diagnostics.suggestion
 
 
 def test_form_only_variation_gets_a_suggestion(make_case: Callable[..., Any], make_samples: Any) -> None:

@@ -1,6 +1,13 @@
 from __future__ import annotations
 
-from stabilitygate.measure.diagnostics import NearTie, near_tie, near_tie_diagnostics, suggestion
+from stabilitygate.measure.diagnostics import (
+    NearTie,
+    near_tie,
+    near_tie_diagnostics,
+    split_tie,
+    suggestion,
+    tie_sentence,
+)
 from stabilitygate.results import Diagnostics
 from stabilitygate.typed_json import to_json
 
@@ -117,3 +124,72 @@ def test_nothing_to_suggest() -> None:
     assert advice() is None  # stable in answer and in form
     assert advice(parser=None, unique_completions=4) is None
     assert advice(samples_ok=1) is None
+
+
+# The run: the closest call of the modal completion was token 13, but the texts split at token 9.
+SPLIT_TEXT = "The borough where he was born is Queens , in New York City"
+SPLIT_LOGPROBS = tuple(
+    (token, -0.1, token.upper() if i != 9 else " Brooklyn", -0.1 - (0.05 if i == 13 else 0.4 if i == 9 else 3.0))
+    for i, token in enumerate(
+        ["The", " borough", " where", " he", " was", " born", " is", " Queens", " ,", " in", " New", " York", " City"],
+        start=1,
+    )
+)
+
+
+def test_the_split_is_the_token_where_the_texts_part_ways_not_the_closest_call() -> None:
+    # Word tokens of the text: The(1) borough(2) where(3) he(4) was(5) born(6) is(7) Queens(8) ,(9) ...
+    tie = near_tie(SPLIT_LOGPROBS, SPLIT_TEXT, divergence=9)
+    split = split_tie(SPLIT_LOGPROBS, SPLIT_TEXT, divergence=9)
+    assert tie is not None and tie.position == 13 and tie.divergence_at_tie is False
+    assert split == NearTie(margin=0.4, position=9, token=" ,", runner_up=" Brooklyn", divergence_at_tie=True)
+    assert tie_sentence(tie, split, 9) == (
+        "The texts split at token 9: ' ,' over ' Brooklyn', logprob margin 0.4; the closest call elsewhere is "
+        "token 13 (' City' over ' CITY', logprob margin 0.05)."
+    )
+    assert to_json(near_tie_diagnostics(tie, split)) == {
+        "min_margin": 0.05,
+        "min_margin_position": 13,
+        "min_margin_token": " City",
+        "min_margin_runner_up": " CITY",
+        "divergence_at_min_margin": False,
+        "split_position": 9,
+        "split_token": " ,",
+        "split_runner_up": " Brooklyn",
+        "split_margin": 0.4,
+    }
+
+
+def test_where_the_split_cannot_be_told_the_sentence_says_so() -> None:
+    tie = near_tie(SPLIT_LOGPROBS, "other text", divergence=9)
+    assert split_tie(SPLIT_LOGPROBS, "other text", divergence=9) is None
+    assert tie_sentence(tie, None, 9) == (
+        "The modal completion's closest call is token 13 (' City' over ' CITY', logprob margin 0.05); whether "
+        "the texts split there (token 9) cannot be told from the provider's tokens."
+    )
+    at_tie = near_tie(LOGPROBS, TEXT, divergence=5)
+    assert tie_sentence(at_tie, None, 5) == (
+        "The modal completion's closest call is token 5 (' Queens' over ' New', logprob margin 0.02), "
+        "where the texts split."
+    )
+    assert tie_sentence(near_tie(LOGPROBS, TEXT, divergence=2), None, 2).endswith(
+        "not where the texts split (token 2)."
+    )
+    assert tie_sentence(None, None, 3) is None
+
+
+def test_no_split_without_a_divergence_past_the_text_or_without_a_runner_up() -> None:
+    assert split_tie(LOGPROBS, TEXT, divergence=None) is None
+    assert split_tie(LOGPROBS, TEXT, divergence=6) is None  # the others go on after the modal text ends
+    assert split_tie((("He", -0.1, None, None), (" was", -0.1, " is", -2.0)), "He was", divergence=1) is None
+    assert split_tie((("He was", -0.1, "She", -0.3),), "He was", divergence=2).position == 1
+
+
+def test_the_suggestion_points_at_the_split() -> None:
+    tie = near_tie(SPLIT_LOGPROBS, SPLIT_TEXT, divergence=9)
+    split = split_tie(SPLIT_LOGPROBS, SPLIT_TEXT, divergence=9)
+    text = suggestion(
+        samples_ok=10, unique_completions=2, parser="json", answers=[("Queens", 6), ("Brooklyn", 4)],
+        parse_failures=0, first_parse_error=None, tie=tie, split=split, divergence=9,
+    )  # fmt: skip
+    assert text is not None and "The texts split at token 9: ' ,' over ' Brooklyn'" in text

@@ -46,6 +46,22 @@ def _config(server: ScriptedOpenAI, **extra: Any) -> OpenAIConfig:
     return OpenAIConfig(type="openai", model="gpt-test", base_url=server.base_url, **extra)
 
 
+def test_a_shared_idempotency_key_goes_in_the_idempotency_key_header_and_only_then() -> None:
+    shared = Request(
+        case_id="c", index=3, messages=({"role": "user", "content": FEYNMAN},), model=None, params={},
+        idempotency_key="sha256:abc:c", idempotency_shared=True,
+    )  # fmt: skip
+    with ScriptedOpenAI({FEYNMAN: "Queens"}) as server:
+        _complete(OpenAIProvider(_config(server)), shared)
+        _complete(OpenAIProvider(_config(server)), _request())
+        own = OpenAIProvider(_config(server, headers={"idempotency-key": "mine"}))
+        _complete(own, shared)
+        first, second, third = server.requests
+    assert first.headers["idempotency-key"] == "sha256:abc:c"
+    assert "idempotency-key" not in second.headers  # one key per sample is no key an application can use
+    assert third.headers["idempotency-key"] == "mine"  # the suite's own header wins, whatever its case
+
+
 def test_sends_model_messages_params_and_the_bearer_key() -> None:
     params = {
         "temperature": 0,

@@ -95,3 +95,45 @@ def test_any_value_made_hostile_is_bad_input_or_renders(hostile: Any) -> None:
             continue
         render_everything(report)
     assert refused > 0  # the reader refuses what the renderers could not format
+
+
+def with_remedies(document: dict[str, Any]) -> dict[str, Any]:
+    """The golden report with a case's remedies filled in (docs/design.md §16), as a live run writes them."""
+    case = document["cases"][0]
+    document["run"]["conditions"] = {
+        "cases": {case["id"]: {"provider": "openai", "host": "h:1", "concurrency": 8, "params": {"seed": 1},
+                               "fingerprints": ["fp"], "idempotency": "shared", "probe": "concurrency"}},
+        "differ": {case["id"]: ["baseline drawn at concurrency 1, this run at 8"]},
+        "advice": {case["id"]: "Re-run at concurrency 1."},
+    }  # fmt: skip
+    case["probe"] = {"compared": "answers", "alone": 5, "under_load": 5, "alone_distinct": 1,
+                     "under_load_distinct": 3, "modal_alone": 5, "modal_under_load": 1, "p_value": 0.02,
+                     "p_holm": 0.04, "depends": True}  # fmt: skip
+    case["variants"] = [{"name": "strict", "overrides": ["params"], "samples_requested": 10, "samples_ok": 10,
+                         "sample_errors": 0, "unique_completions": 1, "answers": 1, "parsed_agreement": 1.0,
+                         "semantic_agreement": 0.9, "tokens": 99, "primary": {"metric": "parsed_agreement", "k": 10,
+                         "n": 10}, "p_value": 0.01, "p_holm": 0.02, "significant": True, "change": "better",
+                         "error": "x"}]  # fmt: skip
+    case["diagnostics"].update(
+        split_position=3, split_token="x", split_runner_up="y", split_margin=0.1, idempotent=False,
+    )  # fmt: skip
+    return document
+
+
+@pytest.mark.parametrize("hostile", HOSTILE, ids=repr)
+def test_a_hostile_value_in_the_remedies_is_bad_input_or_renders(hostile: Any) -> None:
+    document = with_remedies(golden())
+    assert Report.from_dict(document).to_dict() == document  # every key written back as read
+    remedies = ("conditions", "probe", "variants", "split_position", "split_token", "idempotent")
+    refused = 0
+    for path in leaves(document):
+        if not any(key in path for key in remedies):
+            continue
+        try:
+            report = Report.from_dict(set_at(document, path, hostile), source="r.json")
+        except BadInput as exc:
+            refused += 1
+            assert "\n" not in str(exc)
+            continue
+        render_everything(report)
+    assert refused > 0

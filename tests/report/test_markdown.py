@@ -300,3 +300,43 @@ def test_run_notes_from_the_pipeline() -> None:
     assert "The run stopped: authentication refused (HTTP 401)" in text
     assert "commit .stability/suite.baseline.json" in text
     assert "New or changed cases are not compared yet" not in text  # the baseline was just recorded
+
+
+def test_the_remedies_reach_the_case_details_and_a_variants_section_stays_inert() -> None:
+    shaky = rcase("shaky", "regressed", [("A", 6), ("B", 4)], answers=[("A", 6), ("B", 4)],
+                  baseline={"status": "compared", "hash": "h", "baseline_k": 10, "baseline_n": 10, "k": 6, "n": 10,
+                            "p_holm": 0.0422, "drop": 0.4})  # fmt: skip
+    shaky["diagnostics"] = {
+        "diagnosis": "the decision itself varies; the texts split at token 1: '<script>' over '@org/team'",
+        "suggestion": "Make it strict | now",
+    }
+    shaky["variants"] = [
+        {"name": "strict", "overrides": ["params"], "samples_requested": 10, "samples_ok": 10, "sample_errors": 0,
+         "unique_completions": 1, "answers": 1, "parsed_agreement": 1.0, "tokens": 1234,
+         "primary": {"metric": "parsed_agreement", "k": 10, "n": 10}, "p_value": 0.04, "p_holm": 0.04,
+         "significant": True, "change": "better"},
+        {"name": "broken", "overrides": ["provider"], "samples_requested": 10, "samples_ok": 0, "sample_errors": 10,
+         "error": "10 of 10 samples failed: <img src=x onerror=alert(1)> | `x` @org/team"},
+    ]  # fmt: skip
+    data = report_dict([shaky])
+    data["run"]["conditions"] = {
+        "cases": {"shaky": {"provider": "openai", "concurrency": 8, "params": {}, "fingerprints": []}},
+        "differ": {"shaky": ["baseline drawn at concurrency 1, this run at 8"]},
+        "advice": {},
+    }
+    text = render_markdown(Report.from_dict(data))
+    assert (
+        "| shaky | 2 | 6/10 | 0.912 | 📉 regressed | 10/10 → 6/10, p=0.042; "
+        "baseline drawn at concurrency 1, this run at 8 |" in text
+    )
+    assert "- Drawn otherwise than the baseline: baseline drawn at concurrency 1, this run at 8." in text
+    assert "- Suggestion: Make it strict \\| now" in text  # escaped: it would split a table cell elsewhere
+    assert "🧪 Variants: 2 measured beside 1 case, 1 significantly better than as written</summary>" in text
+    assert "| shaky | as written | 2 | — | — | — | agreement 6/10 |" in text
+    assert (
+        "| | strict (params) | 1 | 1.00 | — | 1,234 | agreement 10/10 against 6/10: better, p = 0.04 after Holm "
+        "(significant) |" in text.replace("|  |", "| |")
+    )
+    page = assert_inert(text)
+    assert [t for t, _ in page.tags].count("tr") == 2 + 4  # the case table, then the variants' header and rows
+    assert "<script>" in "".join(page.prose) and "onerror" in "".join(page.prose)  # shown as text

@@ -309,6 +309,21 @@ def test_idempotency_keys_are_stable_and_unique() -> None:
     assert sorted(keys) == sorted(r.idempotency_key for r in again.requests)
 
 
+def test_a_case_with_shared_idempotency_sends_one_key_for_all_its_samples() -> None:
+    provider = Scripted(lambda request: "x")
+    config = ProviderConfig(type="openai", model="m")
+    shared = _case("a", "prompt a", 4, config).model_copy(update={"idempotency": "shared"})
+    cases = [shared, _case("b", "prompt b", 4, config)]
+    asyncio.run(sample_cases(cases, Sampling(samples=4), {c.id: provider for c in cases}, on_sample=Recorder()))
+    by_case: dict[str, list[Request]] = {}
+    for request in provider.requests:
+        by_case.setdefault(request.case_id, []).append(request)
+    assert len({r.idempotency_key for r in by_case["a"]}) == 1 and len(by_case["a"]) == 4
+    assert all(r.idempotency_shared for r in by_case["a"])
+    assert len({r.idempotency_key for r in by_case["b"]}) == 4 and not any(r.idempotency_shared for r in by_case["b"])
+    assert by_case["a"][0].idempotency_key == f"{shared.definition_hash}:a"
+
+
 def test_a_provider_bug_fails_the_sample_visibly_with_secrets_redacted() -> None:
     provider = Scripted(lambda request: KeyError(f"choices for {KEY}"))
     outcome = _logic_run(provider, [("a", 2)], Sampling(samples=2), secrets=[KEY])

@@ -20,12 +20,15 @@ Routes (all answers are JSON):
   ``question``; the key may also come as an ``Idempotency-Key`` header) ->
   ``{"data": {"answer": TEXT, "cached": BOOL}, "request_id": N}``; 422 without a question.
 - ``GET /v1/answer?question=...&idempotency_key=...``: the same.
+- ``POST /v1/chat/completions``: the same application behind an OpenAI-compatible route, its cache
+  keyed on the ``Idempotency-Key`` header.
 - ``POST /v1/structured``: ``{"data": {"answer": {"borough": "Queens", "n": 1}}}``: a non-string answer.
 - ``POST /v1/unavailable``: 503 with ``Retry-After: 0``.
 - ``POST /v1/html``: 200 with an HTML page (not JSON).
 - ``POST /v1/echo-key``: ``{"data": {"answer": TEXT}}`` where TEXT is the bearer token the request
   came with in every spelling of `key_spellings` (a careless application leaking its key).
 
+With ``cache=False`` the application has no cache: every request gets a new answer.
 With ``token`` set, every route needs ``Authorization: Bearer TOKEN`` (401 otherwise).
 
 As a process::
@@ -96,8 +99,9 @@ class AnswerApp(LoopbackServer):
 
     thread_name = "answer-app"
 
-    def __init__(self, *, token: str | None = None, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, *, token: str | None = None, cache: bool = True, host: str = "127.0.0.1", port: int = 0) -> None:
         self.token = token
+        self.cache = cache  # False: every request reaches the "model", key or not
         self._lock = threading.Lock()
         self._cache: dict[str, str] = {}
         self._requests: list[Received] = []
@@ -136,6 +140,8 @@ class AnswerApp(LoopbackServer):
         if route == "/v1/echo-key":
             token = headers.get("authorization", "").removeprefix("Bearer ")
             return 200, {"data": {"answer": "my key: " + " | ".join(key_spellings(token))}}, {}
+        if route == "/v1/chat/completions":
+            return self._chat(headers, body)
         if route != "/v1/answer":
             return 404, {"error": f"no route {route}"}, {}
         fields = body if isinstance(body, dict) else {}
@@ -146,9 +152,19 @@ class AnswerApp(LoopbackServer):
         answer, cached = self._answer(question, key if isinstance(key, str) and key else None)
         return 200, {"data": {"answer": answer, "cached": cached}, "request_id": number}, {}
 
+    def _chat(self, headers: Mapping[str, str], body: Any) -> tuple[int, Any, dict[str, str]]:
+        """The application behind an OpenAI-compatible route: its cache keyed on the Idempotency-Key header."""
+        messages = body.get("messages") if isinstance(body, dict) else None
+        users = [m.get("content") for m in messages or [] if isinstance(m, dict) and m.get("role") == "user"]
+        if not users or not isinstance(users[-1], str):
+            return 400, {"error": {"message": "no user message", "type": "invalid_request_error"}}, {}
+        answer, _ = self._answer(users[-1], headers.get("idempotency-key") or None)
+        choice = {"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}
+        return 200, {"object": "chat.completion", "model": body.get("model"), "choices": [choice]}, {}
+
     def _answer(self, question: str, key: str | None) -> tuple[str, bool]:
         with self._lock:
-            if key is not None and key in self._cache:
+            if self.cache and key is not None and key in self._cache:
                 self.hits += 1
                 return self._cache[key], True
             self.misses += 1

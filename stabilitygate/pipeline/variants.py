@@ -1,0 +1,115 @@
+"""`run --variants`: each variant of each case sampled and measured like the case as written.
+
+Variants are drawn after the run's own samples, one sampler call per variant name (so that one
+variant's failing provider stops only that variant), with the run's sampling settings but no early
+stop (a comparison needs every sample) and a request budget of their own. Their samples go to
+`RUN.variants.jsonl` beside the samples file, never into it: they are not the case's samples, and
+`score` of the samples file judges the run exactly as before. Whatever goes wrong in a variant is
+that variant's `error`; the case's own verdict never sees it (docs/design.md §16, "Variants").
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from stabilitygate.cases import secret_env_names
+from stabilitygate.errors import BadInput, CannotMeasure
+from stabilitygate.judge.variants import MeasuredVariant
+from stabilitygate.pipeline.meanings import Meanings, meanings_of
+from stabilitygate.pipeline.run import draw_samples
+from stabilitygate.report.model import SamplingFacts
+from stabilitygate.results import CaseMeasurement
+from stabilitygate.samples import Sample
+from stabilitygate.secrets import collect_secrets
+from stabilitygate.suite.load import LoadedSuite
+from stabilitygate.suite.model import ResolvedCase, Sampling
+from stabilitygate.suite.variants import ResolvedVariant
+
+log = logging.getLogger("stabilitygate")
+#: Measure these cases from these samples (with these entailment judgments) as the run measures its own.
+Measure = Callable[[Sequence[ResolvedCase], Sequence[Sample], Meanings | None], list[CaseMeasurement]]
+
+
+def variants_file(samples_out: Path | None) -> Path | None:
+    """Where the variants' samples go: `run.jsonl` -> `run.variants.jsonl`."""
+    if samples_out is None:
+        return None
+    return samples_out.with_name(samples_out.name.removesuffix(".jsonl") + ".variants.jsonl")
+
+
+def variant_groups(loaded: LoadedSuite, cases: Sequence[ResolvedCase]) -> dict[str, list[ResolvedVariant]]:
+    """The variants of these cases, grouped by name in the order the file first names them, each drawing
+    as many samples as its case does in this run (`--samples`, a baseline's size)."""
+    groups: dict[str, list[ResolvedVariant]] = {}
+    for case in cases:
+        for variant in loaded.variants.get(case.id, ()):
+            sized = replace(variant, case=variant.case.model_copy(update={"samples": case.samples}))
+            groups.setdefault(variant.name, []).append(sized)
+    return groups
+
+
+def draw_variants(
+    loaded: LoadedSuite,
+    cases: Sequence[ResolvedCase],
+    *,
+    settings: Sampling,
+    environ: Mapping[str, str],
+    samples_out: Path | None,
+    measure: Measure,
+    cache_dir: str | None = None,
+) -> list[MeasuredVariant]:
+    """Sample and measure every variant of `cases`; `measure(cases, samples, meanings)` measures them
+    as the run measures its own cases."""
+    groups = variant_groups(loaded, cases)
+    if not groups:
+        return []
+    log.info("variants: %d variants of %d cases", sum(len(g) for g in groups.values()), len(cases))
+    out = variants_file(samples_out)
+    runs: list[MeasuredVariant] = []
+    for i, group in enumerate(groups.values()):
+        runs.extend(_draw_group(group, settings, environ, out, i > 0, measure, cache_dir))
+    return runs
+
+
+def _draw_group(
+    group: Sequence[ResolvedVariant],
+    settings: Sampling,
+    environ: Mapping[str, str],
+    out: Path | None,
+    append: bool,
+    measure: Measure,
+    cache_dir: str | None,
+) -> list[MeasuredVariant]:
+    """One variant name over its cases, in one sampler call of its own."""
+    cases = [v.case for v in group]
+    secrets = sorted(collect_secrets(secret_env_names(cases), environ))
+    own = settings.model_copy(update={"early_stop": False, "max_requests": None})
+    try:
+        drawn = draw_samples(cases, own, environ, secrets=secrets, samples_out=out, append=append)
+        meanings = meanings_of(
+            cases, drawn.samples, settings=own, environ=environ, secrets=secrets, cache_dir=cache_dir
+        )
+        measured = measure(cases, drawn.samples, meanings)
+    except (BadInput, CannotMeasure) as exc:  # e.g. the variant's key variable is not set
+        return [_measured(v, None, str(exc)) for v in group]
+    by_id = {m.id: m for m in measured}
+    return [_measured(v, by_id[v.case.id], _error(v.case, by_id[v.case.id], drawn.facts)) for v in group]
+
+
+def _measured(variant: ResolvedVariant, m: CaseMeasurement | None, error: str | None) -> MeasuredVariant:
+    return MeasuredVariant(variant.case_id, variant.name, variant.overrides, variant.case.samples, m, error)
+
+
+def _error(case: ResolvedCase, m: CaseMeasurement, facts: SamplingFacts) -> str | None:
+    """Why a variant's figures cannot stand beside the case's: the case's own `error` rule."""
+    limit = case.thresholds.max_sample_errors
+    limit = case.samples // 2 if limit is None else limit
+    if m.samples_ok >= 2 and m.sample_errors <= limit:
+        return None
+    why = facts.fatal_error or ("interrupted" if facts.interrupted else None)
+    why = why or ("the request budget ran out" if facts.budget_exhausted else None)
+    why = why or (m.errors[0].error if m.errors else "fewer than 2 samples")
+    return f"{m.sample_errors} of {m.samples_requested} samples failed: {why}"
