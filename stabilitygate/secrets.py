@@ -49,6 +49,7 @@ PUBLIC_INPUTS = frozenset(
         "comment-from",
         "pr-number",
         "accept-baseline-suite",
+        "variants",
     )
 )
 

@@ -326,7 +326,7 @@ def test_the_remedies_reach_the_case_details_and_a_variants_section_stays_inert(
     }
     text = render_markdown(Report.from_dict(data))
     assert (
-        "| shaky | 2 | 6/10 | 0.912 | 📉 regressed | 10/10 → 6/10, p=0.042; "
+        "| shaky | 2 | 6/10 | — | 0.912 | 📉 regressed | 10/10 → 6/10, p = 0.042; "
         "baseline drawn at concurrency 1, this run at 8 |" in text
     )
     assert "- Drawn otherwise than the baseline: baseline drawn at concurrency 1, this run at 8." in text
