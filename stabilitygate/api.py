@@ -24,9 +24,9 @@ from stabilitygate.pipeline.evaluate import (
     evaluate,
     make_embedder,
     read_baseline_file,
-    stage_judge,
+    stage_checks,
 )
-from stabilitygate.pipeline.meanings import meanings_of, recorded_judgments
+from stabilitygate.pipeline.meanings import judging_steps, meanings_of, recorded_judgments
 from stabilitygate.pipeline.options import Shard
 from stabilitygate.pipeline.plan import Plan, plan_suite
 from stabilitygate.pipeline.run import draw_samples, sampling_settings
@@ -40,7 +40,7 @@ from stabilitygate.pipeline.score import (
     shard_sample_counts,
 )
 from stabilitygate.pipeline.select import select_cases
-from stabilitygate.pipeline.stages import Staged, draw_in_stages, inconclusive
+from stabilitygate.pipeline.stages import Staged, draw_in_stages
 from stabilitygate.report.model import Report, SamplingFacts
 from stabilitygate.samples import Sample
 from stabilitygate.secrets import collect_secrets
@@ -113,29 +113,23 @@ def run(
         spent.append(drawn.facts.requests)
         return drawn.samples, drawn.facts
 
+    # The entailment judges (cases with `equivalence:`) are asked before each stage is measured.
+    judges = judging_steps(
+        to_sample,
+        settings=settings,
+        environ=env,
+        secrets=secrets,
+        cache_dir=_cache(embedding_cache),
+        samples_out=_path(samples_out),
+    )
     if update_baseline:  # a baseline is one fixed stage
         sampled = Staged(*draw(to_sample, {}, False))
-    else:  # a look, the first stage, a second for the inconclusive (docs/design.md §6, "Stages")
-        judge = stage_judge(loaded, baseline_file, embedder)
-        sampled = draw_in_stages(
-            to_sample,
-            baseline_file.contents,
-            draw,
-            lambda drawn: inconclusive(to_sample, drawn, baseline_file.contents, judge),
-        )
-    # The entailment judges (cases with `equivalence:`) are asked once sampling is over.
+    else:  # checks every half of `samples` up to `max_samples` (docs/design.md §6, "Stages")
+        checks = stage_checks(baseline_file.contents, embedder, judges)
+        sampled = draw_in_stages(to_sample, baseline_file.contents, draw, checks)
     meanings = None
-    if not sampled.facts.interrupted:
-        meanings = meanings_of(
-            to_sample,
-            sampled.samples,
-            settings=settings,
-            environ=env,
-            secrets=secrets,
-            baseline=baseline_file.contents,
-            cache_dir=_cache(embedding_cache),
-            samples_out=_path(samples_out),
-        )
+    if judges is not None and not sampled.facts.interrupted:
+        meanings = judges.step(to_sample, sampled.samples, baseline_file.contents)
     return evaluate(
         loaded,
         to_sample,
