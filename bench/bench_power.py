@@ -75,6 +75,12 @@ class Scenario:
     stable: float  # agreement of the unchanged cases
     before: float  # the changing case's agreement in the baseline
     after: float  # and now (== before: nothing changed)
+    others: tuple[float, ...] = ()  # the nine other cases' agreements, when they differ from `stable`
+
+    def rates(self) -> list[tuple[float, float]]:
+        """(baseline, now) agreement of each case; the first is the one that may change."""
+        others = self.others or (self.stable,) * (CASES - 1)
+        return [(self.before, self.after)] + [(r, r) for r in others]
 
 
 @dataclass
@@ -84,13 +90,20 @@ class Tally:
     caught: int = 0  # the changing case regressed
     wrongly: int = 0  # an unchanged case regressed
     requests: int = 0  # pull-request samples drawn, all cases
+    warned: int = 0  # some case of the run warned (an unchanged one, when one case changes)
+    missed: int = 0  # the changing case did not regress
+    missed_warned: int = 0  # ... and warned
 
     def line(self, scenario: Scenario) -> str:
         per_case = self.requests / (self.runs * CASES)
-        alarms = self.wrongly if scenario.after != scenario.before else self.failed
+        changed = scenario.after != scenario.before
+        alarms = self.wrongly if changed else self.failed
         head = f"false alarms {alarms / self.runs:6.1%} ({_interval(alarms, self.runs)})"
-        power = f"   power {self.caught / self.runs:6.1%}" if scenario.after != scenario.before else ""
-        return f"{head}{power}   PR requests per case {per_case:5.1f}"
+        power = f"   power {self.caught / self.runs:6.1%}" if changed else ""
+        warned = f"   runs warned {self.warned / self.runs:5.1%}"
+        if changed and self.missed:
+            warned += f", a missed drop warned {self.missed_warned}/{self.missed}"
+        return f"{head}{power}   PR requests per case {per_case:5.1f}{warned}"
 
 
 def _interval(k: int, n: int) -> str:
@@ -161,7 +174,7 @@ def simulate(rng: np.random.Generator, design: Design, scenario: Scenario, runs:
     tally = Tally()
     most = max(design.baseline, design.max_samples)
     for _ in range(runs):
-        rates = [(scenario.before, scenario.after)] + [(scenario.stable, scenario.stable)] * (CASES - 1)
+        rates = scenario.rates()
         before = {c.id: answers(rng, most, r0) for c, (r0, _) in zip(cases, rates, strict=True)}
         now = {c.id: answers(rng, most, r1) for c, (_, r1) in zip(cases, rates, strict=True)}
         verdicts, drawn = pull_request(cases, now, record_baseline(cases, before, design))
@@ -170,14 +183,24 @@ def simulate(rng: np.random.Generator, design: Design, scenario: Scenario, runs:
         tally.failed += any(v.verdict in ("regressed", "fail") for v in verdicts)
         tally.caught += verdicts[0].verdict == "regressed"
         tally.wrongly += any(v.verdict == "regressed" for v in verdicts[1:])
+        changed = scenario.after != scenario.before
+        tally.warned += any(v.verdict == "warn" for v in (verdicts[1:] if changed else verdicts))
+        missed = changed and verdicts[0].verdict != "regressed"
+        tally.missed += missed
+        tally.missed_warned += missed and verdicts[0].verdict == "warn"
     return tally
 
+
+#: Issue 27's warning suite: ten choice cases at these agreements.
+WARNING_SUITE = (1.0, 0.95, 0.9, 0.8, 0.7, 0.6, 0.5, 0.55, 0.4, 0.85)
 
 SCENARIOS = (
     Scenario("0.95 -> 0.60 (one case of ten)", 0.95, 0.95, 0.60),
     Scenario("0.90 -> 0.70 (one case of ten)", 0.90, 0.90, 0.70),
     Scenario("unchanged at 0.95 (all ten)", 0.95, 0.95, 0.95),
     Scenario("unchanged at 0.90 (all ten)", 0.90, 0.90, 0.90),
+    Scenario("the warning suite, unchanged", 0.95, 1.0, 1.0, WARNING_SUITE[1:]),
+    Scenario("the warning suite, 0.85 -> 0.70", 0.95, 0.85, 0.70, WARNING_SUITE[:-1]),
 )
 
 

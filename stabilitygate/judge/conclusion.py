@@ -6,9 +6,10 @@ into the report's `Compared`.
 
 A rule regresses the case when its corrected p-value is below alpha and its change is one that counts
 (a drop of at least `min_drop`; an answer or meaning that changed while both runs held a majority). It
-warns when that change is there and its own p-value is below alpha, but the corrected one is not: the
-evidence points to a change the family cannot confirm (docs/design.md §6, "Warnings"). A change with
-no such evidence (a narrow majority flipping by chance) is told in the reasons, never flagged.
+warns when that change is there and its corrected p-value is below WARN_FACTOR x alpha: the family's
+own procedure at twice alpha would fail it, so at most 2 alpha of the runs in which nothing changed
+warn or fail, on any suite (docs/design.md §6, "Warnings"). A change with less evidence (a narrow
+majority flipping by chance) is told in the reasons, never flagged.
 """
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ class Finding:
     warning: bool = False
 
 
+#: A change warns when its corrected p-value is below this many times alpha (and not below alpha).
+WARN_FACTOR = 2
+
+
 @dataclass(frozen=True)
 class Judged:
     """A rule's p-values: its own, and after the run's correction (None when the case was not tested)."""
@@ -53,8 +58,8 @@ class Judged:
         return self.corrected is not None and self.corrected < alpha
 
     def evidence(self, alpha: float) -> bool:
-        """Significant on its own: what a warning needs."""
-        return self.own is not None and self.own < alpha
+        """What a warning needs: the family at WARN_FACTOR x alpha would fail it."""
+        return self.corrected is not None and self.corrected < WARN_FACTOR * alpha
 
 
 @dataclass(frozen=True)
@@ -139,7 +144,8 @@ class Conclusion:
 
 
 def _judged(outcome: CaseOutcome | None, rule: Rule) -> Judged:
-    if outcome is None or rule not in outcome.test.rules:
+    """A rule's p-values; none for a case whose runs hold one answer between them (nothing to weigh)."""
+    if outcome is None or rule not in outcome.test.rules or outcome.test.support == (1.0,):
         return Judged(None, None)
     return Judged(outcome.test.rules[rule].own, getattr(outcome.adjusted, rule))
 
@@ -199,9 +205,9 @@ def _drop_finding(head: str, drop: float, p: Judged, regression: Regression, *, 
         return Finding(
             f"{head}, significant ({p_corrected(p.corrected)}) but smaller than min_drop {regression.min_drop:.2f}"
         )
-    sentence = f"{head}, not significant ({p_corrected(p.corrected)})"
+    sentence = f"{head}, {p_corrected_and_own(p.corrected, p.own or 1.0)}: not significant"
     if counts and p.evidence(regression.alpha):
-        return Finding(f"{sentence}, {p_phrase(p.own or 1.0)} on its own: a warning, not a failure", warning=True)
+        return Finding(f"{sentence}, {_warning(regression.alpha)}", warning=True)
     return Finding(sentence)
 
 
@@ -252,14 +258,18 @@ def _guarded(sentence: str, what: str, p: Judged, alpha: float) -> Finding:
         )
     if p.evidence(alpha):
         return Finding(
-            f"{sentence}: the baseline's {what} is rarer now ({p_phrase(p.own or 1.0)} on its own) but not "
-            f"significantly after correction ({p_corrected(p.corrected)}): a warning, not a failure",
+            f"{sentence}: the baseline's {what} is rarer now, {p_corrected_and_own(p.corrected, p.own or 1.0)}: "
+            f"not significant, {_warning(alpha)}",
             warning=True,
         )
     return Finding(
-        f"{sentence}: the baseline's {what} is not significantly rarer now ({p_phrase(p.own or 1.0)} on its own), "
-        "a narrow majority flipping by chance"
+        f"{sentence}: the baseline's {what} is not significantly rarer now, "
+        f"{p_corrected_and_own(p.corrected, p.own or 1.0)}: a narrow majority flipping by chance"
     )
+
+
+def _warning(alpha: float) -> str:
+    return f"but below {WARN_FACTOR * alpha:g}: a warning, not a failure"
 
 
 def _fingerprint_finding(fingerprints: FingerprintChange) -> Finding | None:

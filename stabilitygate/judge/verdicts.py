@@ -13,7 +13,7 @@ from stabilitygate.judge.agreement import primary_agreement
 from stabilitygate.judge.baseline import Baseline, BaselineCase
 from stabilitygate.judge.compare import Comparison, SameMeaning, Similarity, compare_case
 from stabilitygate.judge.conclusion import Conclusion, conclude
-from stabilitygate.judge.family import CaseTests, CaseOutcome, run_family, stage_facts
+from stabilitygate.judge.family import CaseOutcome, CaseTests, run_family, stage_facts
 from stabilitygate.judge.stages import CasePath, StageDesign, StageFacts
 from stabilitygate.judge.thresholds import ThresholdCheck, check_thresholds, measurement_error
 from stabilitygate.judge.wording import update_hint

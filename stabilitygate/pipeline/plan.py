@@ -114,7 +114,7 @@ def plan_run(
         cases = [c.model_copy(update={"samples": samples}) for c in cases]
     entries = [_entry(baseline, c) for c in cases]
     counts = [_baseline_counts(c, e, update_baseline, samples) for c, e in zip(cases, entries, strict=True)]
-    designs = [design_for(c, compared=True) for c in cases]  # the pull requests' design
+    designs = [design_for(c, n) for c, (_, n, _) in zip(cases, counts, strict=True)]  # the pull requests' design
     level = bonferroni_level(regression.alpha, len(cases))
     plans = tuple(
         _case_plan(c, e, k, n, assumed, StageDesign(n, n) if update_baseline else d, level, regression.min_drop)

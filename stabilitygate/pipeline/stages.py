@@ -44,7 +44,12 @@ def compared_entry(case: ResolvedCase, baseline: Baseline | None) -> BaselineCas
 
 def designs_of(cases: Sequence[ResolvedCase], baseline: Baseline | None) -> dict[str, StageDesign]:
     """Each case's design: adaptive when it is compared with its baseline."""
-    return {c.id: design_for(c, compared_entry(c, baseline) is not None) for c in cases}
+    entries = {c.id: compared_entry(c, baseline) for c in cases}
+    return {c.id: design_for(c, _samples(entries[c.id])) for c in cases}
+
+
+def _samples(entry: BaselineCase | None) -> int | None:
+    return entry.samples if entry is not None else None
 
 
 def draw_in_stages(cases: Sequence[ResolvedCase], baseline: Baseline | None, draw: Draw, goes_on: GoesOn) -> Staged:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from stabilitygate.judge.power import binomial_pmf, power
-from stabilitygate.judge.stages import CHECK_STOP_P, LOOK_STOP_P, StageDesign, goes_on, path_of
+from stabilitygate.judge.stages import CHECK_STOP_P, LOOK_STOP_P, StageDesign, design_for, goes_on, path_of
 
 
 def test_a_design_without_a_second_stage_has_no_checks() -> None:
@@ -65,3 +65,12 @@ def test_the_staged_false_alarm_rate_is_at_most_the_level_exactly(level: float) 
         worst = max(worst, float(size))
     print(f"level {level}: worst size over the rates {worst:.5f}")
     assert worst <= level
+
+
+def test_a_second_stage_needs_a_baseline_of_twice_max_samples() -> None:
+    from tests.judge.comparison_cases import case
+
+    twenty = case(True).model_copy(update={"samples": 20})  # max_samples: the default, 50
+    assert design_for(twenty, 100).adaptive and design_for(twenty, 100).last == 50
+    assert not design_for(twenty, 99).adaptive and not design_for(twenty, None).adaptive
+    assert not design_for(twenty.model_copy(update={"max_samples": 20}), 1000).adaptive  # turned off

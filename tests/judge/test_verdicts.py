@@ -136,8 +136,9 @@ def test_a_case_that_cannot_reach_so_small_a_p_takes_nothing_at_that_step() -> N
 def test_noise_passes_with_the_numbers() -> None:
     v = one(measured("c", ["A"] * 19 + ["B"]), before=measured("c", ["A"] * 20))
     assert v.verdict == "pass"
-    assert v.reasons[0].startswith(
-        "agreement 19/20 against 20/20 in the baseline: a drop of 0.05, not significant (p ="
+    assert v.reasons[0] == (
+        "agreement 19/20 against 20/20 in the baseline: a drop of 0.05, p = 0.50 after correction (0.50 on its own): "
+        "not significant"
     )
     assert v.reasons[1] == "measured: 2 unique completions in 20 samples, agreement 19/20"
 
@@ -146,7 +147,8 @@ def test_a_drop_of_min_drop_that_is_noise_even_alone_passes() -> None:
     v = one(measured("c", ["A"] * 9 + ["B"]), before=measured("c", STABLE))
     assert v.verdict == "pass"
     assert v.reasons[0] == (
-        "agreement 9/10 against 10/10 in the baseline: a drop of 0.10, not significant (p = 0.50 after correction)"
+        "agreement 9/10 against 10/10 in the baseline: a drop of 0.10, p = 0.50 after correction (0.50 on its own): "
+        "not significant"
     )
 
 
