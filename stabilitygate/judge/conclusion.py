@@ -53,6 +53,7 @@ class Judged:
 
     own: float | None
     corrected: float | None
+    untestable: bool = False  # the runs hold one answer between them: no split differs
 
     def significant(self, alpha: float) -> bool:
         return self.corrected is not None and self.corrected < alpha
@@ -145,8 +146,10 @@ class Conclusion:
 
 def _judged(outcome: CaseOutcome | None, rule: Rule) -> Judged:
     """A rule's p-values; none for a case whose runs hold one answer between them (nothing to weigh)."""
-    if outcome is None or rule not in outcome.test.rules or outcome.test.support == (1.0,):
+    if outcome is None or rule not in outcome.test.rules:
         return Judged(None, None)
+    if outcome.test.support == (1.0,):
+        return Judged(None, None, untestable=True)
     return Judged(outcome.test.rules[rule].own, getattr(outcome.adjusted, rule))
 
 
@@ -195,6 +198,8 @@ def _parsed_finding(parsed: Share | None, p: Judged, regression: Regression) -> 
 
 def _drop_finding(head: str, drop: float, p: Judged, regression: Regression, *, stopped: bool = False) -> Finding:
     counts = drop >= regression.min_drop - EPSILON
+    if p.untestable:
+        return Finding(f"{head}; the runs hold one answer between them as the test aligns them: nothing to test")
     if p.corrected is None:
         why = "stopped early: clearly unchanged" if stopped else "not tested"
         own = f" ({p_phrase(p.own)} on its own)" if p.own is not None else ""
