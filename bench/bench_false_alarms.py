@@ -142,9 +142,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         other = "scattered" if first.floored else "failures"
         print(f"| {first.n_base}/{first.n_pr} | {stage} | {other} | " + " | ".join(f"{r:.3f}" for r in rates) + " |")
     se = math.sqrt(ALPHA * (1 - ALPHA) / args.runs)
-    print(
-        f"\nSE of each cell at alpha: {se:.4f}; alpha + 2 SE = {ALPHA + 2 * se:.4f} ({time.perf_counter() - started:.0f} s)"
-    )
+    took = time.perf_counter() - started
+    print(f"\nSE of each cell at alpha: {se:.4f}; alpha + 2 SE = {ALPHA + 2 * se:.4f} ({took:.0f} s)")
     return 0
 
 
