@@ -330,3 +330,27 @@ def test_a_reworded_free_text_majority_is_judged_by_its_meaning() -> None:
     assert v.verdict == "pass"
     assert any("judged by its meaning, not its wording" in r for r in v.reasons)
     assert compared(v).answer_p_value is None and compared(v).answer_changed is False
+
+
+def test_a_drop_in_the_parsed_share_is_judged_like_any_other_drop_in_the_same_family() -> None:
+    """Issue 26: the share of samples whose answer parsed is a rule of the case's test, with its own
+    sentence and its own keys in the comparison."""
+    from stabilitygate.pipeline.evaluate import measure_cases
+    from stabilitygate.samples import Sample
+
+    c = case("c")
+    texts_before = ["The answer is A."] * 20
+    texts_now = ["The answer is A."] * 12 + ["I would rather not say."] * 8
+    before = measure_cases([c], [Sample("c", i, t) for i, t in enumerate(texts_before)], requested={"c": 20},
+                           embedder=None, sampling=None)  # fmt: skip
+    now = measure_cases([c], [Sample("c", i, t) for i, t in enumerate(texts_now)], requested={"c": 20},
+                        embedder=None, sampling=None)  # fmt: skip
+    (v,) = judge_cases([c], now, record([c], before), REGRESSION)
+    b = compared(v)
+    assert v.verdict == "regressed" and b.parsed_dropped is True
+    assert (b.parsed_k, b.parsed_n, b.baseline_parsed_k, b.baseline_parsed_n) == (12, 20, 20, 20)
+    assert b.parsed_p_value is not None and b.parsed_p_holm is not None and b.parsed_p_holm < 0.05
+    assert any(
+        r.startswith("parsed 12/20 against 20/20 in the baseline: a drop of 0.40 in the share") for r in v.reasons
+    )
+    assert b.holm_family == 1  # one test for the case: its drop, answer and parsed-share rules together
