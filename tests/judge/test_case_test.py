@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-from collections import Counter
 from math import comb
 
 import numpy as np
@@ -14,53 +13,11 @@ from stabilitygate.judge.case_test import case_test
 from stabilitygate.judge.exact import drop_p
 from stabilitygate.judge.pool import Pool
 from stabilitygate.judge.stages import CasePath, StageDesign, goes_on
+from tests.support.benches import load_bench
 
 FAIL = None  # a sample without an answer
-
-
-def mode(labels: list[str | None]) -> int:
-    counts = Counter(x for x in labels if x is not FAIL)
-    return max(counts.values(), default=0)
-
-
-def brute_force(baseline: list[str | None], current: list[str | None]) -> float:
-    """min-p over drop, guard and parsed share, every assignment of the labeled samples enumerated."""
-    pooled = baseline + current
-    n_b, n_c = len(baseline), len(current)
-    real = {x for x, n in Counter(pooled).items() if x is not FAIL and n >= 2}
-
-    def stats(b: list[str | None], c: list[str | None]) -> tuple[float, float, float]:
-        counts = Counter(x for x in b if x is not FAIL)
-        top = max(counts.values(), default=0)
-        tied = sorted(x for x, n in counts.items() if n == top)
-        modal = next((x for x in tied if x in real), tied[0] if tied else None)
-        now = sum(1 for x in c if x == modal) if modal is not None else 0
-        parsed = c.count(FAIL) / n_c - b.count(FAIL) / n_b
-        return mode(b) / n_b - mode(c) / n_c, top / n_b - now / n_c, parsed
-
-    table = []
-    for chosen in itertools.combinations(range(len(pooled)), n_b):
-        inside = set(chosen)
-        b = [pooled[i] for i in chosen]
-        c = [pooled[i] for i in range(len(pooled)) if i not in inside]
-        table.append(stats(b, c))
-    values = np.array(table)
-    tails = np.array([[np.mean(values[:, j] >= row[j] - 1e-12) for j in range(3)] for row in values])
-    least = tails.min(axis=1)
-    return float(np.mean(least <= least[0] * (1 + 1e-12)))  # the first assignment is the observed one
-
-
-def as_pool(baseline: list[str | None], current: list[str | None]) -> Pool:
-    pooled = Counter(x for x in baseline + current if x is not FAIL)
-    real = sorted(x for x, n in pooled.items() if n >= 2)
-    singles = (sum(1 for x in baseline if x is not FAIL and x not in real),
-               sum(1 for x in current if x is not FAIL and x not in real))  # fmt: skip
-    return Pool(
-        tuple(baseline.count(x) for x in real),
-        tuple(current.count(x) for x in real),
-        singles=singles,
-        failures=(baseline.count(FAIL), current.count(FAIL)),
-    )
+PARITY = load_bench("bench_exact_parity")  # its brute force over every assignment of the labeled samples
+brute_force, as_pool = PARITY.brute_force, PARITY.as_pool
 
 
 CASES = [

@@ -7,10 +7,7 @@ runs decisive cells of bench/bench_false_alarms.py, whose full table is in docs/
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import numpy as np
@@ -21,18 +18,13 @@ from stabilitygate.judge.verdicts import judge_cases
 from stabilitygate.pipeline.evaluate import measure_cases
 from stabilitygate.samples import Sample
 from stabilitygate.suite.model import AnswerSpec, Message, ProviderConfig, Regression, ResolvedCase, Thresholds
+from tests.support.benches import load_bench
 
-ROOT = Path(__file__).resolve().parents[2]
 ALPHA = 0.05
 
 
 def bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_false_alarms", ROOT / "bench" / "bench_false_alarms.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_false_alarms"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("bench_false_alarms")
 
 
 def bound(runs: int) -> float:
