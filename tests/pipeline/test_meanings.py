@@ -22,9 +22,12 @@ FIVE = "It closes at 5 #c5"
 SCRIPT = {QUESTION: [(EVENING, 5), (PM, 3), (FIVE, 2)]}
 
 
-def judged_suite(tmp_path: Path, base_url: str, **case: Any) -> Path:
+def judged_suite(tmp_path: Path, base_url: str, sampling: dict[str, int] | None = None, **case: Any) -> Path:
     judge = {"type": "openai", "model": "judge", "base_url": base_url, "params": {"temperature": 0}}
-    return write_suite(tmp_path, base_url, [{"id": "shop", "prompt": QUESTION, **case}], equivalence={"judge": judge})
+    extra = {"sampling": {"samples": 10, "baseline_samples": 10, "concurrency": 4, **sampling}} if sampling else {}
+    return write_suite(
+        tmp_path, base_url, [{"id": "shop", "prompt": QUESTION, **case}], equivalence={"judge": judge}, **extra
+    )
 
 
 def run(suite: Path, tmp_path: Path, **kwargs: Any) -> dict[str, Any]:
@@ -258,17 +261,19 @@ def test_measuring_other_samples_than_were_judged_is_a_measurement_error(tmp_pat
 
 def test_every_stage_is_judged_on_its_meanings_before_it_is_measured(tmp_path: Path) -> None:
     """A compared case's checks read semantic agreement, never the mode share (issue 27, item 4)."""
-    phase(tmp_path, [(EVENING, 10)], update=True)
+    staged = {"baseline_samples": 50}  # twice max_samples (25): the case is checked from its look on
+    with EntailmentServer({QUESTION: [(EVENING, 10)]}) as server:
+        run(judged_suite(tmp_path, server.base_url, staged), tmp_path, update_baseline=True)
     samples = tmp_path / "pr.jsonl"
     with EntailmentServer({QUESTION: [(EVENING, 1), (PM, 1)]}) as server:
-        report = run(judged_suite(tmp_path, server.base_url), tmp_path, samples_out=samples)
+        report = run(judged_suite(tmp_path, server.base_url, staged), tmp_path, samples_out=samples)
     (case,) = report["cases"]
     # EVENING and PM alternate: one meaning, as in the baseline: unanimous by meaning at the look, so it
     # stops after 5 samples (by text it would have been 3/5 and gone on).
     assert case["samples_requested"] == 5 and case["baseline"]["stage"] == "look"
     assert case["primary"]["metric"] == "semantic_agreement" and case["verdict"] == "pass"
     # Scoring the samples (and the judgments recorded with them) agrees, asking nothing.
-    scored = api.score([samples], suite=judged_suite(tmp_path, "http://127.0.0.1:9/v1"),
+    scored = api.score([samples], suite=judged_suite(tmp_path, "http://127.0.0.1:9/v1", staged),
                        baseline=tmp_path / "baseline.json", embedding_cache="off").to_dict()  # fmt: skip
     assert scored["cases"][0]["verdict"] == "pass" and scored["cases"][0]["baseline"] == case["baseline"]
 

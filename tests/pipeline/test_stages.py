@@ -85,3 +85,21 @@ def test_max_samples_equal_to_samples_is_one_fixed_stage(tmp_path: Path) -> None
     wobbly = report.case("wobbly").baseline
     assert isinstance(wobbly, Compared) and wobbly.stage == "first" and wobbly.tested is True
     assert wobbly.stages is not None and (wobbly.stages.samples, wobbly.stages.max_samples) == (10, 10)
+
+
+def test_a_compared_case_is_never_stopped_early_and_a_new_one_is(tmp_path: Path) -> None:
+    limited = [
+        {**CASES[1], "thresholds": {"max_unique": 1}},
+        {"id": "fresh", "prompt": STEADY, "thresholds": {"max_unique": 1}},
+    ]
+    with ScriptedOpenAI(default="A") as server:
+        stabilitygate.run(suite(tmp_path, server, limited[:1]), update_baseline=True)
+    samples_file = tmp_path / "samples.jsonl"
+    with ScriptedOpenAI({WOBBLY: TWO_IN_TEN, STEADY: [("A", 1), ("B", 1)]}, default="A") as server:
+        report = stabilitygate.run(suite(tmp_path, server, limited), samples_out=samples_file)
+    drawn = list(read_samples(samples_file))
+    # The compared case failed max_unique at its fifth sample, yet drew what its design draws (no look:
+    # it has a threshold; every check inconclusive); the new case stopped once its threshold had failed.
+    assert indices(drawn, "wobbly") == list(range(25))
+    assert len(indices(drawn, "fresh")) < 10
+    assert report.case("wobbly").verdict == "fail" and report.case("fresh").verdict == "fail"
