@@ -34,6 +34,9 @@ LOOK_STOP_P = 0.5
 #: At every later check.
 CHECK_STOP_P = 0.3
 MIN_LOOK = 5  # samples: no look on fewer
+#: Thresholds that leave a case its look: a limit on failed samples, and a default-on floor of parsed
+#: answers (issue 26's min_parsed), which would otherwise take the look from every case with a parser.
+LOOK_KEEPS = frozenset({"max_sample_errors", "min_parsed"})
 #: A second stage needs a baseline of at least this many times `max_samples` (the defaults: 5 x samples
 #: against 2.5 x samples); docs/design.md §6, "Stages", shows the power it would cost against less.
 BASELINE_PER_LAST = 2
@@ -106,7 +109,7 @@ def design_for(case: ResolvedCase, baseline_n: int | None) -> StageDesign:
     """The design of a case whose baseline holds baseline_n samples (None: nothing to compare with, one
     stage). Checks and a second stage only against a baseline of at least BASELINE_PER_LAST times
     `max_samples`: against a smaller one, the checks cost the test more power than they save."""
-    limits = case.thresholds.model_dump(exclude_none=True, exclude={"max_sample_errors"})
+    limits = case.thresholds.model_dump(exclude_none=True, exclude=set(LOOK_KEEPS))
     last = max_size(case)
     adaptive = baseline_n is not None and baseline_n >= BASELINE_PER_LAST * last
     return StageDesign(case.samples, last if adaptive else case.samples, can_look=not limits)
