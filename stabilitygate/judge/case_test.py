@@ -85,7 +85,9 @@ def _weighed(splits: Splits, pool: Pool, rules: Sequence[Rule], survival: Surviv
     rule_ps = {
         rule: RuleP(float(p[observed]), _chance_at_most(least, weight, float(p[observed]))) for rule, p in own.items()
     }
-    support = tuple(float(v) for v in np.unique(case_p[weight > 0]))
+    # The observed value belongs to the support even if the checks' model gave its split no weight.
+    reachable = (weight > 0) | (np.arange(weight.size) == observed)
+    support = tuple(float(v) for v in np.unique(case_p[reachable]))
     return CaseTest(float(case_p[observed]), support, rule_ps)
 
 
