@@ -238,7 +238,8 @@ def merge(
     fail_on: FailOn = "regression",
     embedding_cache: PathLike | None = None,
 ) -> Report:
-    """Join the reports of `run --shard K/N` jobs: their samples judged together, so the run's correction sees every case."""
+    """Join the reports of `run --shard K/N` jobs: their samples judged together, so the run's correction
+    sees every case."""
     from stabilitygate.report.read import read_report
 
     paths = [Path(p) for p in reports]
