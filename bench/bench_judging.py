@@ -148,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{args.runs} simulated CI runs per line, {CASES} cases, alpha 0.05, min_drop 0.10, seed {args.seed}")
     print(
         "An answer change counts when each answer was a majority of its run and the baseline's answer is\n"
-        "now significantly rarer (the same one-sided test, Holm over the cases)."
+        "now significantly rarer (a rule of the case's one exact test, corrected over the cases)."
     )
     stable, dropped = (0.9, 0.1), (0.5, 0.5)
     for n in (20, 10):

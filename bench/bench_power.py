@@ -1,23 +1,25 @@
 """False alarms, power and requests per case of the pull-request run, by design (issue 21's targets).
 
 Seeded simulation through the library: each simulated run records a baseline (`baseline_from_run`
-on `measure_cases`), then samples a pull request stage by stage with `pipeline.stages.draw_in_stages`
-(its look, first stage and second stage, judged by `judge_cases` as `stabilitygate run` does), and
-judges it with the stages read back from the samples (`read_stages`), as `stabilitygate score` does.
-Samples are synthetic choice answers ("The answer is A."), so no server is involved.
+on `measure_cases`), then samples a pull request check by check with `pipeline.stages.draw_in_stages`
+(its checks made by `pipeline.evaluate.stage_checks`, as `stabilitygate run` makes them), and judges
+it with the paths read back from the samples (`read_stages`), as `stabilitygate score` does. Samples
+are synthetic choice answers ("The answer is A."), so no server is involved.
 
 Scenarios, ten choice cases (answers A-D; the rest of each case's mass spread evenly over B-D):
 - 0.95 -> 0.60: nine cases unchanged at 0.95, one dropping from 0.95 to 0.60;
 - 0.90 -> 0.70: nine unchanged at 0.90, one dropping from 0.90 to 0.70;
 - unchanged: all ten unchanged (at 0.95, then at 0.90): the false-alarm rate of a whole run.
 
-Designs: today's (baseline 20, pull request 20), the new defaults (baseline 5 x 20 = 100, pull
-request 20), and the adaptive one (baseline 100, samples 20, max_samples 40: a look at 10, a second
-stage for inconclusive cases). Targets (0.95 -> 0.60, samples 20, default baseline): power >= 0.95,
-false alarms <= alpha (0.05), pull-request requests per case <= 20 on average.
+Designs: one stage of 20 against a baseline of 20, one stage of 20 against the default baseline
+(5 x 20 = 100), and the default design (baseline 100, samples 20, max_samples 2.5 x 20 = 50: checks
+at 10, 20, 30 and 40). Targets (issue 27; samples 20, default baseline): power >= 0.98 on 0.95 ->
+0.60, >= 0.50 on 0.90 -> 0.70, false alarms <= alpha (0.05), pull-request requests per case <= 20
+on average.
 
-`--table` prints instead the exact power table of docs/design.md (no simulation): the drop test's
-power over both runs' draws, at level alpha / 10, by baseline N, pull-request N and drop.
+`--table` prints instead the exact power table of docs/design.md (no simulation): a case's power
+over both runs' draws, at alpha / 10 (Bonferroni over ten cases: the least level a case of ten is
+held to), by baseline N, pull-request design and drop.
 
 Run: .venv/bin/python bench/bench_power.py [--runs 300] [--seed 21] [--table]
 """
@@ -37,11 +39,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from stabilitygate.judge.baseline import Baseline, baseline_from_run
-from stabilitygate.judge.power import binomial_pmf, power_staged, power_unconditional
-from stabilitygate.judge.stages import StageDesign, StagedRun
+from stabilitygate.judge.power import power_over_baselines
+from stabilitygate.judge.stages import StageDesign
 from stabilitygate.judge.verdicts import judge_cases
-from stabilitygate.pipeline.evaluate import measure_cases
-from stabilitygate.pipeline.stages import draw_in_stages, inconclusive, read_stages
+from stabilitygate.pipeline.evaluate import measure_cases, stage_checks
+from stabilitygate.pipeline.stages import draw_in_stages, read_stages
 from stabilitygate.report.model import SamplingFacts
 from stabilitygate.results import CaseMeasurement, CaseVerdict
 from stabilitygate.samples import Sample
@@ -61,9 +63,9 @@ class Design:
 
 
 DESIGNS = (
-    Design("today: baseline 20, PR 20", 20, 20, 20),
-    Design("new defaults: baseline 100, PR 20", 100, 20, 20),
-    Design("adaptive: baseline 100, PR 20 (look 10) up to 40", 100, 20, 40),
+    Design("one stage: baseline 20, PR 20", 20, 20, 20),
+    Design("one stage: baseline 100, PR 20", 100, 20, 20),
+    Design("the default: baseline 100, PR 20 up to 50 (checks at 10, 20, 30, 40)", 100, 20, 50),
 )
 
 
@@ -73,6 +75,12 @@ class Scenario:
     stable: float  # agreement of the unchanged cases
     before: float  # the changing case's agreement in the baseline
     after: float  # and now (== before: nothing changed)
+    others: tuple[float, ...] = ()  # the nine other cases' agreements, when they differ from `stable`
+
+    def rates(self) -> list[tuple[float, float]]:
+        """(baseline, now) agreement of each case; the first is the one that may change."""
+        others = self.others or (self.stable,) * (CASES - 1)
+        return [(self.before, self.after)] + [(r, r) for r in others]
 
 
 @dataclass
@@ -82,13 +90,20 @@ class Tally:
     caught: int = 0  # the changing case regressed
     wrongly: int = 0  # an unchanged case regressed
     requests: int = 0  # pull-request samples drawn, all cases
+    warned: int = 0  # some case of the run warned (an unchanged one, when one case changes)
+    missed: int = 0  # the changing case did not regress
+    missed_warned: int = 0  # ... and warned
 
     def line(self, scenario: Scenario) -> str:
         per_case = self.requests / (self.runs * CASES)
-        alarms = self.wrongly if scenario.after != scenario.before else self.failed
+        changed = scenario.after != scenario.before
+        alarms = self.wrongly if changed else self.failed
         head = f"false alarms {alarms / self.runs:6.1%} ({_interval(alarms, self.runs)})"
-        power = f"   power {self.caught / self.runs:6.1%}" if scenario.after != scenario.before else ""
-        return f"{head}{power}   PR requests per case {per_case:5.1f}"
+        power = f"   power {self.caught / self.runs:6.1%}" if changed else ""
+        warned = f"   runs warned {self.warned / self.runs:5.1%}"
+        if changed and self.missed:
+            warned += f", a missed drop warned {self.missed_warned}/{self.missed}"
+        return f"{head}{power}   PR requests per case {per_case:5.1f}{warned}"
 
 
 def _interval(k: int, n: int) -> str:
@@ -148,14 +163,10 @@ def pull_request(
         drawn = [s for c in some for s in samples_of(c.id, texts[c.id], start.get(c.id, 0), c.samples)]
         return drawn, SamplingFacts(len(drawn), 0, False, False, None, {}, None, None)
 
-    def judge(some: Sequence[ResolvedCase], drawn: Sequence[Sample], stages: StagedRun) -> list[CaseVerdict]:
-        measured = measure(some, drawn, {c.id: c.samples for c in some})
-        return judge_cases(some, measured, baseline, REGRESSION, stages=stages)
-
-    staged = draw_in_stages(cases, baseline, draw, lambda drawn: inconclusive(cases, drawn, baseline, judge))
-    planned, stages = read_stages(cases, staged.samples, baseline, adaptive=True, measure=measure)
+    staged = draw_in_stages(cases, baseline, draw, stage_checks(baseline, None, None))
+    planned, paths = read_stages(cases, staged.samples, baseline, adaptive=True)
     measured = measure(cases, staged.samples, {**{c.id: c.samples for c in cases}, **planned})
-    return judge_cases(cases, measured, baseline, REGRESSION, stages=stages), len(staged.samples)
+    return judge_cases(cases, measured, baseline, REGRESSION, paths=paths), len(staged.samples)
 
 
 def simulate(rng: np.random.Generator, design: Design, scenario: Scenario, runs: int) -> Tally:
@@ -163,7 +174,7 @@ def simulate(rng: np.random.Generator, design: Design, scenario: Scenario, runs:
     tally = Tally()
     most = max(design.baseline, design.max_samples)
     for _ in range(runs):
-        rates = [(scenario.before, scenario.after)] + [(scenario.stable, scenario.stable)] * (CASES - 1)
+        rates = scenario.rates()
         before = {c.id: answers(rng, most, r0) for c, (r0, _) in zip(cases, rates, strict=True)}
         now = {c.id: answers(rng, most, r1) for c, (_, r1) in zip(cases, rates, strict=True)}
         verdicts, drawn = pull_request(cases, now, record_baseline(cases, before, design))
@@ -172,14 +183,24 @@ def simulate(rng: np.random.Generator, design: Design, scenario: Scenario, runs:
         tally.failed += any(v.verdict in ("regressed", "fail") for v in verdicts)
         tally.caught += verdicts[0].verdict == "regressed"
         tally.wrongly += any(v.verdict == "regressed" for v in verdicts[1:])
+        changed = scenario.after != scenario.before
+        tally.warned += any(v.verdict == "warn" for v in (verdicts[1:] if changed else verdicts))
+        missed = changed and verdicts[0].verdict != "regressed"
+        tally.missed += missed
+        tally.missed_warned += missed and verdicts[0].verdict == "warn"
     return tally
 
+
+#: Issue 27's warning suite: ten choice cases at these agreements.
+WARNING_SUITE = (1.0, 0.95, 0.9, 0.8, 0.7, 0.6, 0.5, 0.55, 0.4, 0.85)
 
 SCENARIOS = (
     Scenario("0.95 -> 0.60 (one case of ten)", 0.95, 0.95, 0.60),
     Scenario("0.90 -> 0.70 (one case of ten)", 0.90, 0.90, 0.70),
     Scenario("unchanged at 0.95 (all ten)", 0.95, 0.95, 0.95),
     Scenario("unchanged at 0.90 (all ten)", 0.90, 0.90, 0.90),
+    Scenario("the warning suite, unchanged", 0.95, 1.0, 1.0, WARNING_SUITE[1:]),
+    Scenario("the warning suite, 0.85 -> 0.70", 0.95, 0.85, 0.70, WARNING_SUITE[:-1]),
 )
 
 
@@ -189,30 +210,15 @@ TABLE_PULL_REQUESTS = (10, 20, 40)
 
 
 def print_table(level: float) -> None:
-    """The drop test's exact power, by baseline N x pull-request N x drop (a Markdown table)."""
+    """A case's exact power, by baseline N x pull-request design x drop (a Markdown table)."""
     drops = [f"{a:.2f} -> {b:.2f}" for a, b in TABLE_DROPS]
     print(f"| baseline N | PR N | {' | '.join(drops)} |")
     print("| --- | --- |" + " --- |" * len(drops))
+    designs = [(f"{n}", StageDesign(n, n)) for n in TABLE_PULL_REQUESTS] + [("20 up to 50", StageDesign(20, 50))]
     for n_base in TABLE_BASELINES:
-        for n_cur in TABLE_PULL_REQUESTS:
-            cells = [power_unconditional(n_base, n_cur, a, b, level, REGRESSION.min_drop) for a, b in TABLE_DROPS]
-            print(f"| {n_base} | {n_cur} | " + " | ".join(f"{c:.2f}" for c in cells) + " |")
-    for n_base in TABLE_BASELINES:
-        design = StageDesign(20, 40)
-        cells = [staged_power(n_base, design, a, b, level) for a, b in TABLE_DROPS]
-        print(f"| {n_base} | 20 (look 10) up to 40 | " + " | ".join(f"{c:.2f}" for c in cells) + " |")
-
-
-def staged_power(n_base: int, design: StageDesign, before: float, after: float, level: float) -> float:
-    """The adaptive design's exact power over the baseline's draw (judge/power.py per baseline count)."""
-    weights = binomial_pmf(n_base, before)
-    return float(
-        sum(
-            w * power_staged(k, n_base, design, after, level, REGRESSION.min_drop)
-            for k, w in enumerate(weights)
-            if w > 1e-12
-        )
-    )
+        for name, design in designs:
+            cells = [power_over_baselines(n_base, design, a, b, level, REGRESSION.min_drop) for a, b in TABLE_DROPS]
+            print(f"| {n_base} | {name} | " + " | ".join(f"{c:.2f}" for c in cells) + " |")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

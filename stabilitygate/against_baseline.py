@@ -69,12 +69,14 @@ class Compared:
     n: SampleCount | None = None
     baseline_k: SampleCount | None = None
     baseline_n: SampleCount | None = None
-    test: Literal["boschloo", "fisher"] | None = None
-    p_value: Share | None = None
-    p_holm: Share | None = None
+    # "permutation": the case's exact test over the splits of its pooled answers (docs/design.md §6);
+    # reports before it name the older drop tests.
+    test: Literal["permutation", "boschloo", "fisher"] | None = None
+    p_value: Share | None = None  # the rule's own p-value
+    p_holm: Share | None = None  # after the run's correction (the name is older than the correction)
     drop: Signed | None = None
     dropped: Flag = False
-    holm_family: Count | None = None  # how many tests shared the run's correction
+    holm_family: Count | None = None  # how many cases were tested in the run's family
     # The modal answer (or completion) and its guard.
     kind: Literal["answer", "completion"] = "answer"
     modal: ModalShown | None = None
@@ -88,6 +90,14 @@ class Compared:
     semantic_drift: Flag = False
     meaning_p_value: Share | None = None
     meaning_p_holm: Share | None = None
+    # The share of samples whose answer parsed (cases with a parser), and its drop.
+    parsed_k: SampleCount | None = omitted_when_default()
+    parsed_n: SampleCount | None = omitted_when_default()
+    baseline_parsed_k: SampleCount | None = omitted_when_default()
+    baseline_parsed_n: SampleCount | None = omitted_when_default()
+    parsed_p_value: Share | None = omitted_when_default()
+    parsed_p_holm: Share | None = omitted_when_default()
+    parsed_dropped: Flag = omitted_when_default(False)
     # The backends.
     fingerprints: tuple[str, ...] = ()
     baseline_fingerprints: tuple[str, ...] = ()
@@ -100,6 +110,7 @@ class Compared:
     # The stages the case was sampled in, and the smallest drop it catches with 80% power.
     stage: Literal["look", "first", "second"] | None = None
     stages: StageSizes | None = None
+    tested: Flag = omitted_when_default(True)  # False: stopped at a check, clearly unchanged, not tested
     detectable_drop: Share | None = None
     power_level: Share | None = None
     suite_baseline_samples: Count | None = None  # what the suite records now (the baseline may differ)

@@ -28,9 +28,9 @@ from stabilitygate.pipeline.evaluate import (
     make_embedder,
     measure_cases,
     read_baseline_file,
-    stage_judge,
+    stage_checks,
 )
-from stabilitygate.pipeline.meanings import Meanings, meanings_of, recorded_judgments
+from stabilitygate.pipeline.meanings import Meanings, judging_steps, meanings_of, recorded_judgments
 from stabilitygate.pipeline.options import Shard
 from stabilitygate.pipeline.plan import Plan, plan_suite
 from stabilitygate.pipeline.probe import draw_with_probe
@@ -45,7 +45,7 @@ from stabilitygate.pipeline.score import (
     shard_sample_counts,
 )
 from stabilitygate.pipeline.select import select_cases
-from stabilitygate.pipeline.stages import Draw, Staged, draw_in_stages, inconclusive
+from stabilitygate.pipeline.stages import Draw, Staged, draw_in_stages
 from stabilitygate.pipeline.variants import draw_variants
 from stabilitygate.report.model import Report, SamplingFacts
 from stabilitygate.results import CaseMeasurement
@@ -127,33 +127,28 @@ def run(
         spent.append(drawn.facts.requests)
         return drawn.samples, drawn.facts
 
+    # The entailment judges (cases with `equivalence:`) are asked before each stage is measured.
+    judges = judging_steps(
+        to_sample,
+        settings=settings,
+        environ=env,
+        secrets=secrets,
+        cache_dir=_cache(embedding_cache),
+        samples_out=_path(samples_out),
+    )
+
     def sampling(draw_at: Draw) -> Staged:
         if update_baseline:  # a baseline is one fixed stage
             return Staged(*draw_at(to_sample, {}, False))
-        # A look, the first stage, a second for the inconclusive (docs/design.md §6, "Stages").
-        judge = stage_judge(loaded, baseline_file, embedder)
-        return draw_in_stages(
-            to_sample,
-            baseline_file.contents,
-            draw_at,
-            lambda drawn: inconclusive(to_sample, drawn, baseline_file.contents, judge),
-        )
+        # Checks every half of `samples` up to `max_samples` (docs/design.md §6, "Stages").
+        checks = stage_checks(baseline_file.contents, embedder, judges)
+        return draw_in_stages(to_sample, baseline_file.contents, draw_at, checks)
 
     # With `sampling.probe`, each case's first half is drawn alone first (docs/design.md §16).
     sampled = draw_with_probe(to_sample, loaded.suite.sampling.probe, draw, sampling)
-    # The entailment judges (cases with `equivalence:`) are asked once sampling is over.
     meanings = None
-    if not sampled.facts.interrupted:
-        meanings = meanings_of(
-            to_sample,
-            sampled.samples,
-            settings=settings,
-            environ=env,
-            secrets=secrets,
-            baseline=baseline_file.contents,
-            cache_dir=_cache(embedding_cache),
-            samples_out=_path(samples_out),
-        )
+    if judges is not None and not sampled.facts.interrupted:
+        meanings = judges.step(to_sample, sampled.samples, baseline_file.contents)
     measured_variants = (
         _variants_of(loaded, to_sample, settings, env, _path(samples_out), embedder, _cache(embedding_cache))
         if variants and not sampled.facts.interrupted
@@ -309,7 +304,8 @@ def merge(
     embedding_cache: PathLike | None = None,
     accept_baseline_suite: str | None = None,
 ) -> Report:
-    """Join the reports of `run --shard K/N` jobs: their samples judged together, so Holm sees every case."""
+    """Join the reports of `run --shard K/N` jobs: their samples judged together, so the run's correction
+    sees every case."""
     from stabilitygate.report.read import read_report
 
     paths = [Path(p) for p in reports]

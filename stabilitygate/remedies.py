@@ -51,6 +51,6 @@ class ProbeResult:
     under_load_distinct: Count
     modal_alone: SampleCount  # the alone half's most common answer, in the alone half
     modal_under_load: SampleCount  # the same answer under load
-    p_value: Number | None  # one-sided: that answer is rarer under load (permutation test, judge/guard.py)
+    p_value: Number | None  # one-sided: that answer is rarer under load (the case's exact test, judge/case_test.py)
     p_holm: Number | None  # Holm over the run's probes
     depends: Flag  # p_holm < alpha: the answers depend on concurrency

@@ -83,7 +83,7 @@ def report_shard(
     markdown = render_markdown(report) if report is not None else None
     note = (
         f"> **Shard {shard}** of the suite: the verdicts below are provisional. The merge job judges the "
-        "whole suite (Holm's correction runs over every case) and posts the comment.\n\n"
+        "whole suite (the run's correction runs over every case) and posts the comment.\n\n"
     )
     write_summary(note + (markdown if markdown is not None else fallback_summary(code, outcome.tail, secrets)), environ)
     set_outputs(files, report, report.failing_cases if report is not None else (), environ)

@@ -1,8 +1,9 @@
-"""One case measured against its baseline entry: agreement, modal answer, meaning, fingerprints.
+"""One case measured against its baseline entry: agreement, parsed share, modal answer, meaning,
+fingerprints, and the pooled answers its test rests on.
 
-Comparing is split in two because Holm needs the raw p-values of every compared case before any
-case can be judged: `compare_case` here measures, `judge.conclusion.conclude` decides once the
-corrected p is known.
+Comparing is split in two because the run's correction needs every compared case's test before any
+case can be judged: `compare_case` here measures, the family (judge/family.py) tests and corrects,
+`judge.conclusion.conclude` decides once the corrected p-values are known.
 """
 
 from __future__ import annotations
@@ -12,15 +13,15 @@ from dataclasses import dataclass
 from typing import Literal
 
 from stabilitygate.against_baseline import Deltas, ModalShown
-from stabilitygate.judge.alignment import Counted, guard_p
 from stabilitygate.judge.baseline import BaselineCase
-from stabilitygate.judge.stats import DropTest, drop_test
+from stabilitygate.judge.case_test import Rule
+from stabilitygate.judge.pool import Counted, Pool, Runs, pool_of
 from stabilitygate.judge.thresholds import EPSILON
 from stabilitygate.judge.wording import decoded, same_value, show
 from stabilitygate.metrics import Agreement, Metrics
 from stabilitygate.plain import round_float
 from stabilitygate.results import AnswerCount, CaseMeasurement, CompletionCount, FingerprintCount
-from stabilitygate.suite.model import ResolvedCase
+from stabilitygate.suite.model import Regression, ResolvedCase
 from stabilitygate.typed_json import JSON
 
 Similarity = Callable[[str, str], float]
@@ -51,14 +52,40 @@ class Modal:
 
 
 @dataclass(frozen=True)
+class Share:
+    """k of n now against k of n in the baseline, for one share (the primary agreement, the parsed share)."""
+
+    k: int
+    n: int
+    baseline_k: int
+    baseline_n: int
+
+    @property
+    def before(self) -> float:
+        return self.baseline_k / self.baseline_n if self.baseline_n else 0.0
+
+    @property
+    def now(self) -> float:
+        return self.k / self.n if self.n else 0.0
+
+    @property
+    def drop(self) -> float:
+        """Baseline share minus current share (negative for a rise)."""
+        return self.before - self.now
+
+
+@dataclass(frozen=True)
 class AgreementChange:
     """The primary agreement now against the baseline's counts of the same metric."""
 
     current: Agreement | None
     baseline_k: int | None
     baseline_n: int | None
-    test: DropTest | None  # None when there is nothing to test against
     note: str | None = None  # set when the baseline recorded another primary metric
+
+    @property
+    def compared(self) -> bool:
+        return self.current is not None and self.baseline_k is not None and bool(self.baseline_n)
 
     @property
     def before(self) -> float | None:
@@ -68,23 +95,20 @@ class AgreementChange:
 
     @property
     def drop(self) -> float | None:
-        """Baseline share minus current share (negative for a rise); None when not tested."""
+        """Baseline share minus current share (negative for a rise); None when not compared."""
         before = self.before
-        if self.test is None or self.current is None or before is None:
+        if self.current is None or before is None:
             return None
         return before - self.current.value
 
 
 @dataclass(frozen=True)
 class ModalChange:
-    """The most common answer (or completion) now and in the baseline, and the test guarding a flip."""
+    """The most common answer (or completion) now and in the baseline."""
 
     kind: ModalKind
     now: Modal | None
     before: Modal | None
-    # Is the baseline's modal answer (or completion) significantly rarer now? Guards the answer
-    # change against a narrow majority flipping by chance (judge/guard.py).
-    p_value: float | None
     # A case without a parser whose meaning is judged: its answer is its meaning, so a reworded modal
     # completion is the meaning rule's to judge, never an answer change of its own.
     by_meaning: bool = False
@@ -104,13 +128,10 @@ class ModalChange:
 
 @dataclass(frozen=True)
 class MeaningChange:
-    """How close the modal completion stays in meaning to the baseline's, and the test guarding a drift."""
+    """How close the modal completion stays in meaning to the baseline's."""
 
     cosine: float | None  # None without a similarity model, or without completions
     checked: bool  # both runs had a majority meaning, so their modal texts can be compared
-    # Is the baseline's modal meaning significantly rarer now (judge/guard.py)? None without a
-    # semantic layer, and for cases with a parser, whose answer is judged by the answer change.
-    p_value: float | None = None
     same: bool | None = None  # whether the two modal completions mean the same; None: not judged
 
     @property
@@ -133,7 +154,7 @@ class FingerprintChange:
 
 @dataclass(frozen=True)
 class Comparison:
-    """Everything measured about a case against its baseline entry, before Holm's correction."""
+    """Everything measured about a case against its baseline entry, before the run's correction."""
 
     baseline_hash: str
     agreement: AgreementChange
@@ -142,28 +163,18 @@ class Comparison:
     fingerprints: FingerprintChange
     deltas: Deltas
     baseline_metrics: Metrics
+    pool: Pool  # the answers (or meanings) of both runs, which the case's test splits
+    parsed: Share | None = None  # samples whose answer parsed, for a case with a parser
 
-    @property
-    def p_value(self) -> float | None:
-        return self.agreement.test.p_value if self.agreement.test is not None else None
-
-    @property
-    def drop_testable(self) -> bool:
-        """Whether the drop test had anything to weigh: both runs all successes (or all failures)
-        cannot differ, so such a test never enters the Holm family (docs/design.md §6)."""
-        a = self.agreement
-        if a.test is None or a.current is None or a.baseline_k is None or a.baseline_n is None:
-            return False
-        successes, total = a.baseline_k + a.current.k, a.baseline_n + a.current.n
-        return 0 < successes < total
-
-    @property
-    def answer_p_value(self) -> float | None:
-        return self.modal.p_value
-
-    @property
-    def meaning_p_value(self) -> float | None:
-        return self.meaning.p_value
+    def rules(self, regression: Regression) -> tuple[Rule, ...]:
+        """The rules that can fail this case, each a statistic of its one test (judge/case_test.py)."""
+        rules: list[Rule] = ["drop"] if self.agreement.compared else []
+        if self.modal.by_meaning:
+            rules += ["meaning"] if regression.fail_on_semantic_drift else []
+        elif regression.fail_on_answer_change and self.modal.before is not None:
+            rules.append("answer")
+        rules += ["parsed"] if self.parsed is not None else []
+        return tuple(rules)
 
 
 def compare_case(
@@ -181,15 +192,38 @@ def compare_case(
     case's clustering bar, when `similarity` is given)."""
     agreement = _agreement_change(entry, primary)
     meaning_of = same_meaning or _by_cosine(similarity, case.thresholds.cluster_cosine)
+    by_meaning = case.answer is None and meaning_of is not None
     return Comparison(
         baseline_hash=entry.hash,
         agreement=agreement,
-        modal=_modal_change(case, m, entry, by_meaning=case.answer is None and meaning_of is not None),
+        modal=_modal_change(case, m, entry, by_meaning=by_meaning),
         meaning=_meaning_change(case, m, entry, similarity, meaning_of),
         fingerprints=FingerprintChange(_fingerprints(m.fingerprints), _fingerprints(entry.fingerprints)),
         deltas=_deltas(m, entry, agreement),
         baseline_metrics=entry.metrics,
+        pool=case_pool(case, m, entry, agreement, meaning_of if by_meaning else None),
+        parsed=_parsed_share(m, entry) if case.answer is not None else None,
     )
+
+
+def case_pool(
+    case: ResolvedCase,
+    m: CaseMeasurement,
+    entry: BaselineCase,
+    agreement: AgreementChange,
+    same_meaning: SameMeaning | None,
+) -> Pool:
+    """The case's answers in both runs, aligned: parsed answers (failures apart) with a parser, else
+    meanings when they are judged, else completions (judge/pool.py)."""
+    if case.answer is not None:
+        failures = (entry.metrics.parse_failures or 0, m.metrics.parse_failures or 0)
+        runs = Runs(_answer_rows(entry.answers), _answer_rows(m.answers), entry.samples, m.samples_ok, failures)
+        return pool_of(runs, same_value)
+    before, now = _text_rows(entry.completions), _text_rows(m.completions)
+    if same_meaning is None:
+        return pool_of(Runs(before, now, entry.samples, m.samples_ok), same_value)
+    top = agreement.baseline_k if agreement.current is not None else None
+    return pool_of(Runs(before, now, entry.samples, m.samples_ok, top_before=top), same_meaning)
 
 
 def _by_cosine(similarity: Similarity | None, bar: float) -> SameMeaning | None:
@@ -200,21 +234,27 @@ def _by_cosine(similarity: Similarity | None, bar: float) -> SameMeaning | None:
 
 def _agreement_change(entry: BaselineCase, current: Agreement | None) -> AgreementChange:
     if current is None:
-        return AgreementChange(None, None, None, None)
+        return AgreementChange(None, None, None)
     recorded = entry.primary
     if recorded is not None and recorded.metric == current.metric:
-        k, n = recorded.k, recorded.n
-        return AgreementChange(current, k, n, drop_test(k, n, current.k, current.n) if n else None)
+        return AgreementChange(current, recorded.k, recorded.n)
     value = entry.metrics.number(current.metric)
     if value is None or entry.samples <= 0:
-        return AgreementChange(current, None, None, None)
+        return AgreementChange(current, None, None)
     # Another primary metric was recorded, but the baseline measured this one too: compare on it.
-    k, n = round(value * entry.samples), entry.samples
     note = (
         f"compared on {current.metric}: the baseline's primary metric was "
         f"{recorded.metric if recorded else 'nothing'} (was the semantic layer switched on or off?)"
     )
-    return AgreementChange(current, k, n, drop_test(k, n, current.k, current.n), note)
+    return AgreementChange(current, round(value * entry.samples), entry.samples, note)
+
+
+def _parsed_share(m: CaseMeasurement, entry: BaselineCase) -> Share | None:
+    """Samples whose answer parsed, now and in the baseline; None when the baseline did not count them."""
+    before = entry.metrics.parse_failures
+    if before is None or entry.samples <= 0 or m.samples_ok <= 0:
+        return None
+    return Share(m.samples_ok - (m.metrics.parse_failures or 0), m.samples_ok, entry.samples - before, entry.samples)
 
 
 def _modal_change(case: ResolvedCase, m: CaseMeasurement, entry: BaselineCase, *, by_meaning: bool) -> ModalChange:
@@ -223,11 +263,7 @@ def _modal_change(case: ResolvedCase, m: CaseMeasurement, entry: BaselineCase, *
     rows_before = _answer_rows(entry.answers) if kind == "answer" else _text_rows(entry.completions)
     json_text = case.answer is not None and case.answer.kind == "json"
     now = _modal(rows_now, m.samples_ok, json_text)
-    before = _modal(rows_before, entry.samples, json_text)
-    p_value = None
-    if before is not None and m.samples_ok > 0 and not by_meaning:
-        p_value = guard_p(rows_before, rows_now, same_value, (entry.samples, m.samples_ok))
-    return ModalChange(kind, now, before, p_value, by_meaning)
+    return ModalChange(kind, now, _modal(rows_before, entry.samples, json_text), by_meaning)
 
 
 def _meaning_change(
@@ -244,12 +280,7 @@ def _meaning_change(
     # A parsed case's answer is judged by the answer change, not by the meaning of its text.
     if same_meaning is None or text_now is None or text_before is None or case.answer is not None:
         return MeaningChange(cosine, checked)
-    same = same_meaning(text_now, text_before)
-    if not entry.completions or m.samples_ok == 0:
-        return MeaningChange(cosine, checked, None, same)
-    sizes = (entry.samples, m.samples_ok)
-    p_value = guard_p(_text_rows(entry.completions), _text_rows(m.completions), same_meaning, sizes)
-    return MeaningChange(cosine, checked, p_value, same)
+    return MeaningChange(cosine, checked, same_meaning(text_now, text_before))
 
 
 def _answer_rows(rows: Sequence[AnswerCount]) -> list[Counted]:

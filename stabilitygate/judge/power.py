@@ -1,48 +1,107 @@
-"""What a case can see: the exact power of its drop test and the smallest drop it catches.
+"""What a case can see: the exact power of its test, the smallest drop it catches, what it will cost.
 
-Computed from the test's rejection region, never simulated: with the baseline's k_b of n_b fixed,
-the drop test rejects exactly when the current count is at most some limit (its p-value grows with
-the current count), so its power against a current rate q is a binomial tail. Under the adaptive
-design (judge/stages.py) the power adds the second stage's region, convolved exactly. The model:
-each current sample gives the baseline's most common answer with probability q, so the primary
-agreement is that count (docs/design.md §6, "Power").
+The model (docs/design.md §6, "Power you can read"): the baseline held k_b of n_b samples giving its
+modal answer, and each sample of the pull request gives that answer with a fixed chance q (the rest
+give no answer that could be a mode). Under this model the case's test (judge/case_test.py) is a
+function of the run's count y of that answer, rejecting exactly the counts up to a limit; the power is
+a sum over the run's paths through the checks (judge/stages.py), each path's chance a product of
+binomials, computed exactly, never simulated.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
-from stabilitygate.judge.exact import boschloo_table
-from stabilitygate.judge.stages import FUTILITY_P, StageDesign
-from stabilitygate.judge.stats import BOSCHLOO_MAX_TABLES, drop_test
+from stabilitygate.judge.case_test import case_test
+from stabilitygate.judge.exact import Floats, drop_p, drop_p_row, log_comb
+from stabilitygate.judge.pool import Pool
+from stabilitygate.judge.stages import CasePath, StageDesign
 from stabilitygate.judge.thresholds import EPSILON
 
 TARGET_POWER = 0.8
+#: The most samples `samples_for_power` looks at: beyond, the plan says "more than".
+MOST_SAMPLES = 10_000
 
 
-#: Sizes whose whole Boschloo table (judge/exact.py) costs at most this many floats are read from it:
-#: one table serves every baseline count, where one p-value at a time would take one search each.
-TABLE_FLOATS = 4_000_000
+def binomial_pmf(n: int, q: float) -> Floats:
+    """P(X = k) for k = 0..n, X ~ Binomial(n, q)."""
+    k = np.arange(n + 1)
+    if q <= 0.0 or q >= 1.0:
+        point: Floats = (k == (0 if q <= 0.0 else n)).astype(float)
+        return point
+    result: Floats = np.exp(log_comb(n, k) + k * np.log(q) + (n - k) * np.log1p(-q))
+    return result
 
 
-@lru_cache(maxsize=4096)
-def rejection_limit(k_base: int, n_base: int, n_cur: int, level: float, min_drop: float) -> int | None:
-    """The largest current count the drop test rejects at `level` (p < level and a drop of at least
-    min_drop); None when no count is rejected."""
-    if n_base <= 0 or n_cur <= 0:
-        return None
-    p_of = _p_values(k_base, n_base, n_cur)
+@lru_cache(maxsize=1024)
+def last_stage_p_values(k_base: int, n_base: int, design: StageDesign) -> Floats:
+    """The case's p-value at its last stage for each count y = 0..last of the baseline's answer."""
+    n = design.last
+    path = CasePath(design, n, design.checks)  # the model has no failed samples
+    survival = path.survival(n_base, n)
+    values = [
+        case_test(Pool((k_base,), (y,), failures=(n_base - k_base, n - y)), ("drop",), survival).p_value
+        for y in range(n + 1)
+    ]
+    out = np.array(values)
+    out.setflags(write=False)
+    return out
 
-    def rejected(k: int) -> bool:
-        return k_base / n_base - k / n_cur >= min_drop - EPSILON and p_of(k) < level
+
+def rejected_counts(k_base: int, n_base: int, design: StageDesign, level: float, min_drop: float) -> Floats:
+    """1.0 for each count y at the last stage that the case's test rejects (p < level, drop >= min_drop)."""
+    y = np.arange(design.last + 1)
+    dropped = k_base / n_base - y / design.last >= min_drop - EPSILON
+    result: Floats = ((last_stage_p_values(k_base, n_base, design) < level) & dropped).astype(float)
+    return result
+
+
+@dataclass(frozen=True)
+class Paths:
+    """A run's paths through the checks at rate q: where it stops, and its count if it never does."""
+
+    stopped: tuple[float, ...]  # P(stopping at each check)
+    final: Floats  # P(passing every check with y of the answer at the last stage), y = 0..last
+
+
+def paths(k_base: int, n_base: int, design: StageDesign, q: float) -> Paths:
+    """Forward over the checks: P(x of the answer so far, not stopped yet) at each."""
+    alive = np.ones(1)
+    drawn = 0
+    stopped = []
+    for check in design.checks:
+        alive = np.convolve(alive, binomial_pmf(check - drawn, q))
+        passes = drop_p_row(k_base, n_base, check) <= design.stop_p(check)
+        stopped.append(float(alive[~passes].sum()))
+        alive, drawn = alive * passes, check
+    return Paths(tuple(stopped), np.convolve(alive, binomial_pmf(design.last - drawn, q)))
+
+
+def power(k_base: int, n_base: int, design: StageDesign, q: float, level: float, min_drop: float) -> float:
+    """P(the case is failed by its test) when each sample gives the baseline's answer with chance q."""
+    if n_base <= 0:
+        return 0.0
+    if not design.adaptive:
+        limit = fixed_limit(k_base, n_base, design.first, level, min_drop)
+        return 0.0 if limit < 0 else float(binomial_pmf(design.first, q)[: limit + 1].sum())
+    final = paths(k_base, n_base, design, q).final
+    return float(final @ rejected_counts(k_base, n_base, design, level, min_drop))
+
+
+@lru_cache(maxsize=8192)
+def fixed_limit(k_base: int, n_base: int, n: int, level: float, min_drop: float) -> int:
+    """One fixed stage of n: the largest count the test rejects (-1: none). Its p-value (Fisher's,
+    the case's test under the model) grows with the count, so the rejected counts are 0..limit."""
+
+    def rejected(y: int) -> bool:
+        return k_base / n_base - y / n >= min_drop - EPSILON and drop_p(k_base, n_base, y, n) < level
 
     if not rejected(0):
-        return None
-    low, high = 0, n_cur  # rejected(low) holds; find the last k that is rejected
+        return -1
+    low, high = 0, n  # rejected(low) holds
     if rejected(high):
         return high
     while high - low > 1:
@@ -51,101 +110,62 @@ def rejection_limit(k_base: int, n_base: int, n_cur: int, level: float, min_drop
     return low
 
 
-def _p_values(k_base: int, n_base: int, n_cur: int) -> Callable[[int], float]:
-    """The drop test's p-value against k_base/n_base for each current count."""
-    if (n_base + 1) * (n_cur + 1) * (n_base + n_cur + 1) <= TABLE_FLOATS:
-        row = boschloo_table(n_base, n_cur)[k_base]  # tables without variation hold 1.0, as drop_test gives
-        return lambda k: float(row[k])
-    return lambda k: drop_test(k_base, n_base, k, n_cur).p_value
-
-
-def binomial_pmf(n: int, q: float) -> np.ndarray:
-    """P(X = k) for k = 0..n, X ~ Binomial(n, q)."""
-    k = np.arange(n + 1)
-    if q <= 0.0 or q >= 1.0:
-        point: np.ndarray = (k == (0 if q <= 0.0 else n)).astype(float)
-        return point
-    log_comb = np.array([math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) for i in range(n + 1)])
-    result: np.ndarray = np.exp(log_comb + k * math.log(q) + (n - k) * math.log1p(-q))
-    return result
-
-
-def power_fixed(k_base: int, n_base: int, n_cur: int, rate: float, level: float, min_drop: float) -> float:
-    """P(the drop test rejects) when the current rate is `rate`, with n_cur samples now."""
-    limit = rejection_limit(k_base, n_base, n_cur, level, min_drop)
-    return 0.0 if limit is None else float(binomial_pmf(n_cur, rate)[: limit + 1].sum())
-
-
-def power_staged(k_base: int, n_base: int, design: StageDesign, rate: float, level: float, min_drop: float) -> float:
-    """P(the case is failed by its drop test) under the adaptive design, exactly."""
-    if not design.adaptive:
-        return power_fixed(k_base, n_base, design.first, rate, level, min_drop)
-    n1, n2, w = design.first, design.last, design.weight
-    limit1 = rejection_limit(k_base, n_base, n1, level * w, min_drop)
-    limit2 = rejection_limit(k_base, n_base, n2, level * (1 - w), min_drop)
-    go_on = _futility_limit(k_base, n_base, n1)  # first-stage counts at most this are inconclusive
-    first = _first_stage_counts(design, rate)
-    power = 0.0 if limit1 is None else float(first[: limit1 + 1].sum())
-    if limit2 is None:
-        return power
-    rest = np.cumsum(binomial_pmf(n2 - n1, rate))  # P(second-stage count <= j)
-    for x1 in range((limit1 if limit1 is not None else -1) + 1, min(go_on, n1) + 1):
-        room = limit2 - x1
-        if room >= 0:
-            power += float(first[x1]) * float(rest[min(room, n2 - n1)])
-    return power
-
-
-def _first_stage_counts(design: StageDesign, rate: float) -> np.ndarray:
-    """P(first-stage count = x and the case was not stopped at the look) for x = 0..first."""
-    counts = binomial_pmf(design.first, rate)
-    look = design.look
-    if look is None:
-        return counts
-    stopped = np.zeros_like(counts)
-    stopped[look:] = rate**look * binomial_pmf(design.first - look, rate)
-    result: np.ndarray = counts - stopped
-    return result
-
-
-@lru_cache(maxsize=4096)
-def _futility_limit(k_base: int, n_base: int, n_cur: int) -> int:
-    """The largest first-stage count whose p-value is still at most FUTILITY_P (-1: none)."""
-    p_of = _p_values(k_base, n_base, n_cur)
-    k = -1
-    while k + 1 <= n_cur and p_of(k + 1) <= FUTILITY_P:
-        k += 1
-    return k
+def expected_requests(k_base: int, n_base: int, design: StageDesign, q: float) -> float:
+    """The samples the case draws on average at rate q (q = the baseline's rate: an unchanged case)."""
+    run = paths(k_base, n_base, design, q)
+    return float(sum(c * p for c, p in zip(design.checks, run.stopped, strict=True)) + design.last * run.final.sum())
 
 
 @lru_cache(maxsize=4096)
 def detectable_drop(
-    k_base: int, n_base: int, design: StageDesign, level: float, min_drop: float, power: float = TARGET_POWER
+    k_base: int, n_base: int, design: StageDesign, level: float, min_drop: float, target: float = TARGET_POWER
 ) -> float | None:
-    """The smallest drop from k_base/n_base the case catches with `power`, at `level`; None when even
-    a fall to 0 would be caught less often (the case cannot see a drop at all)."""
-    before = k_base / n_base if n_base else 0.0
-    if n_base <= 0 or power_staged(k_base, n_base, design, 0.0, level, min_drop) < power:
+    """The smallest drop from k_base/n_base the case catches with `target` power at `level`; None when
+    even a fall to 0 is caught less often (the case cannot see a drop at all)."""
+    if n_base <= 0 or power(k_base, n_base, design, 0.0, level, min_drop) < target:
         return None
-    low, high = 0.0, before  # caught with `power` at rate `low`, not at `high` (or high is the baseline)
+    before = k_base / n_base
+    low, high = 0.0, before  # caught with the target power at rate `low`, not at `high`
     for _ in range(40):
         middle = (low + high) / 2
-        if power_staged(k_base, n_base, design, middle, level, min_drop) >= power:
+        if power(k_base, n_base, design, middle, level, min_drop) >= target:
             low = middle
         else:
             high = middle
     return before - low
 
 
-def power_unconditional(
-    n_base: int, n_cur: int, rate_base: float, rate_cur: float, level: float, min_drop: float
+@lru_cache(maxsize=1024)
+def samples_for_power(
+    k_base: int, n_base: int, level: float, min_drop: float, target: float = TARGET_POWER
+) -> int | None:
+    """The fewest pull-request samples (one fixed stage) at which a fall of `min_drop` from
+    k_base/n_base is significant with `target` power at `level`; None when MOST_SAMPLES do not. (The
+    min_drop bar itself is left out: a true fall of exactly min_drop shows as one only half the time.)"""
+    q = k_base / n_base - min_drop if n_base else -1.0
+    if q < 0.0:
+        return None
+
+    def enough(n: int) -> bool:
+        return power(k_base, n_base, StageDesign(n, n), q, level, 0.0) >= target
+
+    high = 2
+    while not enough(high):
+        if high >= MOST_SAMPLES:
+            return None
+        high = min(2 * high, MOST_SAMPLES)
+    low = high // 2
+    while high - low > 1:  # power grows with n (up to the test's discreteness): the least n that is enough
+        middle = (low + high) // 2
+        low, high = (low, middle) if enough(middle) else (middle, high)
+    return high
+
+
+def power_over_baselines(
+    n_base: int, design: StageDesign, rate_base: float, rate_now: float, level: float, min_drop: float
 ) -> float:
-    """P(the drop test rejects) over both runs' draws: baseline at rate_base, current at rate_cur."""
-    if (n_base + 1) * (n_cur + 1) > BOSCHLOO_MAX_TABLES:
-        raise ValueError("the exact power table is computed for Boschloo's sizes only")
-    p = boschloo_table(n_base, n_cur)
-    k_b = np.arange(n_base + 1)[:, None]
-    k_c = np.arange(n_cur + 1)[None, :]
-    region = (p < level) & (k_b / n_base - k_c / n_cur >= min_drop - EPSILON)
-    weights = binomial_pmf(n_base, rate_base)[:, None] * binomial_pmf(n_cur, rate_cur)[None, :]
-    return float((weights * region).sum())
+    """The power over both runs' draws: the baseline at rate_base, the pull request at rate_now."""
+    weights = binomial_pmf(n_base, rate_base)
+    return float(
+        sum(w * power(k, n_base, design, rate_now, level, min_drop) for k, w in enumerate(weights) if w > 1e-12)
+    )

@@ -3,8 +3,9 @@
 The first half of each probed case's samples (indices below N/2) is drawn one at a time, the rest
 under the run's concurrency (pipeline/probe.py), so the samples alone say which half a sample is
 in and `score` reads the probe back. The test asks whether the alone half's most common answer is
-rarer under load: the permutation test of judge/guard.py, whose statistic picks that answer afresh
-in every split, so choosing it from the alone half does not make the test cry wolf. The probes of
+rarer under load: the answer-change rule of the case's exact test (judge/case_test.py), whose
+statistic picks that answer afresh in every split of the pooled answers, so choosing it from the
+alone half does not make the test cry wolf. The probes of
 a run are one Holm family of their own; a probe reports, it never fails the gate
 (docs/design.md §16, "The concurrency probe").
 """
@@ -16,8 +17,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
-from stabilitygate.judge.guard import aligned, rarer_now_p, testable
-from stabilitygate.judge.stats import holm
+from stabilitygate.judge.case_test import case_test
+from stabilitygate.judge.discrete import holm
+from stabilitygate.judge.pool import Counted, Runs, pool_of
 from stabilitygate.measure.parsers import parse_answer
 from stabilitygate.remedies import ProbeResult
 from stabilitygate.samples import Sample
@@ -55,12 +57,6 @@ def _probe(case: ResolvedCase, samples: Sequence[Sample]) -> ProbeResult:
     counts_alone = Counter(a for a in alone if a is not None)
     counts_loaded = Counter(a for a in loaded if a is not None)
     order = sorted(set(counts_alone) | set(counts_loaded), key=lambda a: (-counts_alone[a], a))
-    categories = aligned(
-        [counts_alone[a] for a in order],
-        [counts_loaded[a] for a in order],
-        alone.count(None),
-        loaded.count(None),
-    )
     modal = order[0] if order and counts_alone[order[0]] else None
     return ProbeResult(
         compared="answers" if case.answer is not None else "completions",
@@ -70,10 +66,27 @@ def _probe(case: ResolvedCase, samples: Sequence[Sample]) -> ProbeResult:
         under_load_distinct=_distinct(loaded),
         modal_alone=counts_alone[modal] if modal is not None else 0,
         modal_under_load=counts_loaded[modal] if modal is not None else 0,
-        p_value=rarer_now_p(categories) if modal is not None and testable(categories) else None,
+        p_value=_rarer_under_load_p(counts_alone, counts_loaded, alone, loaded) if modal is not None else None,
         p_holm=None,
         depends=False,
     )
+
+
+def _rarer_under_load_p(
+    counts_alone: Counter[str], counts_loaded: Counter[str], alone: Sequence[str | None], loaded: Sequence[str | None]
+) -> float | None:
+    """Is the alone half's most common answer rarer under load? None when nothing could differ."""
+    runs = Runs(
+        before=[Counted(a, n) for a, n in counts_alone.items()],
+        now=[Counted(a, n) for a, n in counts_loaded.items()],
+        n_before=len(alone),
+        n_now=len(loaded),
+        failures=(alone.count(None), loaded.count(None)),
+    )
+    pool = pool_of(runs, lambda a, b: bool(a == b))
+    if sum(1 for n in pool.pooled if n) < 2:
+        return None
+    return case_test(pool, ["answer"]).rules["answer"].own
 
 
 def _answer(case: ResolvedCase, sample: Sample) -> str | None:

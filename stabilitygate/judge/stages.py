@@ -1,43 +1,47 @@
-"""The adaptive pull-request design: a look, a first stage, a second stage (docs/design.md §6, "Stages").
+"""The adaptive pull-request design: checks every half of `samples`, up to `max_samples`.
 
-A compared case is sampled in up to three steps: `look` samples; up to `first` (= `samples`) unless
-every one of them gave the baseline's most common answer (clearly unchanged: it stops; a case with
-absolute thresholds has no look, they are judged on all `samples`); up to `last`
-(= `max_samples`) when the first stage leaves its tests inconclusive. Each significance test of the
-case is computed on the first `first` samples (p1) and, after a second stage, on all of them (p2),
-and enters the run's family as
+A compared case is sampled up to its first check, then checked: its baseline's modal answer (with no
+parser its modal completion, or meaning), k_b of the baseline's n_b, against how often the samples so
+far gave it; Fisher's one-sided p of that drop above LOOK_STOP_P (at the look, before `samples`) or
+CHECK_STOP_P (later) says the case is clearly unchanged and it stops; otherwise it draws up to its
+next check, and at `max_samples` it is tested. A case with absolute thresholds has no look: they are
+judged on all of `samples`. Without a second stage (`max_samples` equal to `samples`) the case is
+drawn once and tested.
 
-    P = min(p1 / w, p2 / (1 - w)),   w = FIRST_STAGE_WEIGHT
-
-which is a valid p-value whatever rule chose to go on (the union bound over the two fixed-size
-tests), so the family's correction keeps the run's false-alarm rate at or below alpha across the
-stages. A case stopped at the look is never failed by a significance test (stopping early only
-ever accepts). Without a second stage (`last == first`) P is p1 and nothing changes.
+Only a case that reached its last stage is tested, and its test (judge/case_test.py) weighs each
+split of its pooled answers by the chance, `survival`, that a run holding that split passes every
+check: given its pooled answers and the stage it stopped at, every ordering that stops there is
+equally likely, so the test is exact and a case that stopped (it can never be failed by a test)
+takes no part in the run's family (docs/design.md §6, "Stages").
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
+import numpy as np
+
 from stabilitygate.against_baseline import StageSizes
-from stabilitygate.judge.wording import same_value
-from stabilitygate.results import CaseMeasurement
+from stabilitygate.judge.exact import Floats, Ints, drop_p_row, subsample_matrix
 from stabilitygate.suite.model import ResolvedCase
 from stabilitygate.suite.sizes import max_size
-from stabilitygate.typed_json import JSON
 
-#: Share of each test's level spent on the first stage's p-value; the rest goes to the second's.
-FIRST_STAGE_WEIGHT = 0.3
-#: A first-stage p-value above this is clearly unchanged: the case stops at `samples`.
-FUTILITY_P = 0.2
-#: The look comes after this share of `samples` (with at least MIN_LOOK samples).
-LOOK_SHARE = 0.5
-MIN_LOOK = 5
+#: At the look (a check before `samples`), a drop p above this stops the case: clearly unchanged.
+LOOK_STOP_P = 0.5
+#: At every later check.
+CHECK_STOP_P = 0.3
+MIN_LOOK = 5  # samples: no look on fewer
+#: Thresholds that leave a case its look: a limit on failed samples, and a default-on floor of parsed
+#: answers (issue 26's min_parsed), which would otherwise take the look from every case with a parser.
+LOOK_KEEPS = frozenset({"max_sample_errors", "min_parsed"})
+#: A second stage needs a baseline of at least this many times `max_samples` (the defaults: 5 x samples
+#: against 2.5 x samples); docs/design.md §6, "Stages", shows the power it would cost against less.
+BASELINE_PER_LAST = 2
 
 StageName = Literal["look", "first", "second"]
-Next = Literal["stop", "more"]
 
 
 @dataclass(frozen=True)
@@ -53,7 +57,7 @@ class StageFacts:
 
 @dataclass(frozen=True)
 class StageDesign:
-    """How many samples a compared case may draw at each step."""
+    """How many samples a compared case may draw, and where it is checked."""
 
     first: int  # sampling.samples
     last: int  # sampling.max_samples (== first: no second stage)
@@ -64,67 +68,122 @@ class StageDesign:
         return self.last > self.first
 
     @property
-    def look(self) -> int | None:
-        """Samples after which a unanimous case stops; None without a second stage or for small N."""
-        size = int(self.first * LOOK_SHARE)
-        return size if self.adaptive and self.can_look and size >= MIN_LOOK else None
+    def step(self) -> int:
+        return max(self.first // 2, 1)
 
     @property
-    def weight(self) -> float:
-        return FIRST_STAGE_WEIGHT if self.adaptive else 1.0
+    def checks(self) -> tuple[int, ...]:
+        """Sample counts at which the case is checked: the look (half of `samples`), `samples`, then
+        every half of `samples` until `max_samples`, which ends it; none without a second stage."""
+        if not self.adaptive:
+            return ()
+        look = (self.step,) if self.can_look and MIN_LOOK <= self.step < self.first else ()
+        later = range(self.first, self.last, self.step)
+        return (*look, *later)
+
+    @property
+    def look(self) -> int | None:
+        checks = self.checks
+        return checks[0] if checks and checks[0] < self.first else None
+
+    def stop_p(self, check: int) -> float:
+        return LOOK_STOP_P if check < self.first else CHECK_STOP_P
 
     def stage_of(self, n: int) -> StageName:
-        """Which step a case that drew n samples (its highest index + 1) ended in."""
+        """Which step a case that drew n samples ended in."""
         if n > self.first:
             return "second"
         look = self.look
         return "look" if look is not None and n <= look else "first"
 
+    def next_size(self, n: int) -> int:
+        """The samples a case holding n goes on to: its next check, else the last stage."""
+        return next((c for c in self.checks if c > n), self.last)
 
-def design_for(case: ResolvedCase, compared: bool) -> StageDesign:
-    """A case compared with its baseline may take a second stage; any other has nothing to test."""
-    limits = case.thresholds.model_dump(exclude_none=True, exclude={"max_sample_errors"})
-    return StageDesign(case.samples, max_size(case) if compared else case.samples, can_look=not limits)
-
-
-def combined_p(design: StageDesign, p_first: float, p_final: float | None) -> float:
-    """The test's p-value across the stages (p_final: on every sample, after a second stage)."""
-    if not design.adaptive:
-        return p_first
-    p = p_first / design.weight
-    if p_final is not None:
-        p = min(p, p_final / (1 - design.weight))
-    return min(1.0, p)
+    @property
+    def sizes(self) -> StageSizes:
+        return StageSizes(samples=self.first, max_samples=self.last, look=self.look)
 
 
-def combined_p_min(design: StageDesign, p_min_first: float, p_min_last: float) -> float:
-    """The least combined p-value the test could reach (p_min_last: at `last` samples)."""
-    if not design.adaptive:
-        return p_min_first
-    return min(1.0, p_min_first / design.weight, p_min_last / (1 - design.weight))
+def design_for(case: ResolvedCase, baseline_n: int | None) -> StageDesign:
+    """The design of a case whose baseline holds baseline_n samples (None: nothing to compare with, one
+    stage). Checks and a second stage only against a baseline of at least BASELINE_PER_LAST times
+    `max_samples`: against a smaller one, the checks cost the test more power than they save."""
+    limits = case.thresholds.model_dump(exclude_none=True, exclude=set(LOOK_KEEPS))
+    last = max_size(case)
+    adaptive = baseline_n is not None and baseline_n >= BASELINE_PER_LAST * last
+    return StageDesign(case.samples, last if adaptive else case.samples, can_look=not limits)
 
 
-def look_says_unchanged(answers: Sequence[JSON], baseline_answer: JSON, look: int) -> bool:
-    """Every one of the first `look` samples (in index order) gave the baseline's most common
-    answer, or with no parser its most common completion; a failed sample is None."""
-    return len(answers) >= look and all(a is not None and same_value(a, baseline_answer) for a in answers[:look])
-
-
-def after_first_stage(p_values: Sequence[float], rejected: bool, *, decided: bool) -> Next:
-    """Whether a case goes on to a second stage after its first: only when its tests are inconclusive.
-
-    `rejected`: the family already fails the case on its first stage; `decided`: nothing a second
-    stage could change (a threshold failed, no baseline to compare with, or a measurement error).
-    """
-    if rejected or decided or not p_values:
-        return "stop"
-    return "stop" if all(p > FUTILITY_P for p in p_values) else "more"
+def goes_on(design: StageDesign, check: int, modal_before: int, n_before: int, modal_now: int, n_now: int) -> bool:
+    """Whether a case checked after `check` samples draws more: the drop of the baseline's modal answer
+    (modal_before of n_before in the baseline, modal_now of the n_now successful samples so far) is
+    not clearly absent."""
+    return float(drop_p_row(modal_before, n_before, n_now)[modal_now]) <= design.stop_p(check)
 
 
 @dataclass(frozen=True)
-class StagedRun:
-    """How a pull-request run was sampled, read from its samples (pipeline/stages.py)."""
+class CasePath:
+    """How a compared case was sampled, read from its samples: the design, how many it drew, and how
+    many of the first `check` succeeded at each check it passed (docs/design.md §6, "Stages")."""
 
-    first: Mapping[str, CaseMeasurement]  # measured on the first `samples` samples: cases with a second stage
-    looked: frozenset[str]  # cases stopped at the look
-    adaptive: bool = True  # False (recording a baseline): every case is judged as one fixed stage
+    design: StageDesign
+    drawn: int  # its highest sample index + 1
+    ok_at_checks: tuple[int, ...]
+
+    @property
+    def tested(self) -> bool:
+        """Reached its last stage: only such a case is tested (a stopped one cannot fail by a test)."""
+        return not self.design.adaptive or self.drawn >= self.design.last
+
+    @property
+    def stage(self) -> StageName:
+        return self.design.stage_of(self.drawn)
+
+    def survival(self, n_before: int, n_now: int) -> CheckSurvival | None:
+        """Each split's chance of passing every check (None: a fixed design, nothing to weigh)."""
+        if not self.design.adaptive:
+            return None
+        thresholds = tuple(self.design.stop_p(c) for c in self.design.checks)
+        return CheckSurvival(n_before, (*self.ok_at_checks, n_now), thresholds)
+
+
+def path_of(design: StageDesign, indices_ok: Sequence[tuple[int, bool]]) -> CasePath:
+    """The path of a case from its samples' (index, succeeded) pairs."""
+    drawn = 1 + max((i for i, _ in indices_ok), default=-1)
+    checks = [c for c in design.checks if c < drawn] if design.adaptive else []
+    ok = tuple(sum(1 for i, good in indices_ok if good and i < c) for c in checks)
+    return CasePath(design, drawn, ok)
+
+
+@dataclass(frozen=True)
+class CheckSurvival:
+    """P(a run passes every check | the baseline's modal count, that answer's count in the run)."""
+
+    n_before: int
+    sizes: tuple[int, ...]  # successful samples at each check, then at the end
+    thresholds: tuple[float, ...]
+
+    def __call__(self, modal_before: Ints, modal_now: Ints) -> Floats:
+        out = np.zeros(modal_before.shape, dtype=np.float64)
+        for b in np.unique(modal_before):
+            rows = modal_before == b
+            chance = _survival_row(int(b), self.n_before, self.sizes, self.thresholds)
+            out[rows] = chance[np.clip(modal_now[rows], 0, self.sizes[-1])]
+        return out
+
+
+@lru_cache(maxsize=4096)
+def _survival_row(modal_before: int, n_before: int, sizes: tuple[int, ...], thresholds: tuple[float, ...]) -> Floats:
+    """P(passing every check | y of the answer among the run's last size), for every y; the run's
+    order uniform, so the answer's count at each check is a hypergeometric chain (judge/exact.py)."""
+    alive: Floats | None = None  # P(passed so far, x of the answer among the samples so far), by x
+    previous = 0
+    for size, stop_above in zip(sizes[:-1], thresholds, strict=True):
+        carried = np.ones(size + 1) if alive is None else subsample_matrix(previous, size).T @ alive
+        alive = carried * (drop_p_row(modal_before, n_before, size) <= stop_above)
+        previous = size
+    if alive is None:
+        return np.ones(sizes[-1] + 1)
+    result: Floats = subsample_matrix(previous, sizes[-1]).T @ alive
+    return result

@@ -1,90 +1,66 @@
-"""The two statistics the gate rests on: a one-sided exact test of a drop, and Holm's correction.
+"""The statistics of one split of a case's pooled answers, one per rule that can fail the case.
 
-Boschloo's test (Fisher's p-value used as the statistic of an unconditional exact test) is
-uniformly more powerful than Fisher's at the small N a CI budget allows, and still exact: it never
-understates the chance of a false alarm. Holm keeps the chance that a run with no real change fails
-anywhere at or below alpha, however many cases the suite has.
+Each is a fall from the baseline to the run, as an integer numerator over n_b * n_c, so that ties
+between splits are exact (docs/design.md §6, "The case's test"):
+
+- `drop`: the primary agreement, each run's own modal share (its largest answer, or 1 for a run of
+  answers given once; failures are never a mode);
+- `guard`: the share of the baseline's modal answer (ties: the first by canonical key; a single
+  last), in the baseline and now: the answer-change and meaning-drift rules' statistic, with the
+  modal picked afresh in every split, so that picking it is part of the null distribution;
+- `parsed`: the share of samples whose answer parsed.
+
+The columns of `baseline` are a pool's classes (judge/pool.py): its answers by key, then the
+singles, then the failures.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Literal
 
-from stabilitygate.judge import exact
+import numpy as np
 
-#: Boschloo's cost grows with (n1 + 1) * (n2 + 1) tables (200 per side: ~0.1 s). Past this size
-#: Fisher's exact test is used: still exact (conservative), and at such N the two differ little.
-BOSCHLOO_MAX_TABLES = 201 * 201
+from stabilitygate.judge.exact import Ints
 
-TestName = Literal["boschloo", "fisher"]
+Statistic = Literal["drop", "guard", "parsed"]
 
 
 @dataclass(frozen=True)
-class DropTest:
-    p_value: float
-    test: TestName
+class SplitStats:
+    """Each split's statistics, and its baseline's modal answer's count in either run."""
+
+    drop: Ints
+    guard: Ints
+    parsed: Ints
+    modal_before: Ints  # the baseline's modal count (0 when it has no answer at all)
+    modal_now: Ints  # that answer's count now
+
+    def of(self, statistic: Statistic) -> Ints:
+        return {"drop": self.drop, "guard": self.guard, "parsed": self.parsed}[statistic]
 
 
-def drop_test(k_base: int, n_base: int, k_cur: int, n_cur: int) -> DropTest:
-    """One-sided test of H1 "the current success rate is lower than the baseline's".
-
-    k_base of n_base successes in the baseline run, k_cur of n_cur now; the runs are independent
-    binomial experiments with their sizes fixed in advance.
-    """
-    for k, n in ((k_base, n_base), (k_cur, n_cur)):
-        if n < 0 or k < 0 or k > n:
-            raise ValueError(f"counts out of range: {k}/{n}")
-    if (n_base + 1) * (n_cur + 1) > BOSCHLOO_MAX_TABLES:
-        return DropTest(_fisher_greater(k_base, n_base, k_cur, n_cur), "fisher")
-    return DropTest(_boschloo_greater(k_base, n_base, k_cur, n_cur), "boschloo")
-
-
-def boschloo_one_sided(k_base: int, n_base: int, k_cur: int, n_cur: int) -> float:
-    """Boschloo's one-sided p-value for "current rate < baseline rate" (exact at every size)."""
-    return _boschloo_greater(k_base, n_base, k_cur, n_cur)
-
-
-@lru_cache(maxsize=4096)
-def _boschloo_greater(k_base: int, n_base: int, k_cur: int, n_cur: int) -> float:
-    if _no_evidence(k_base, n_base, k_cur, n_cur):
-        return 1.0
-    return _clip(exact.boschloo_greater(k_base, n_base, k_cur, n_cur))
-
-
-@lru_cache(maxsize=4096)
-def _fisher_greater(k_base: int, n_base: int, k_cur: int, n_cur: int) -> float:
-    if _no_evidence(k_base, n_base, k_cur, n_cur):
-        return 1.0
-    return _clip(exact.fisher_greater(k_base, n_base, k_cur, n_cur))
-
-
-def _no_evidence(k_base: int, n_base: int, k_cur: int, n_cur: int) -> bool:
-    """An empty run, or no variation at all (all successes or all failures): nothing to test."""
-    successes = k_base + k_cur
-    return n_base == 0 or n_cur == 0 or successes in (0, n_base + n_cur)
-
-
-def _clip(p: float) -> float:
-    if math.isnan(p):
-        return 1.0
-    return min(1.0, max(0.0, p))
-
-
-def holm(p_values: Sequence[float]) -> list[float]:
-    """Holm's step-down adjusted p-values, in the order given.
-
-    Sorted ascending, the i-th smallest (0-based) of m is multiplied by (m - i); a running maximum
-    keeps the adjusted values monotone in the raw ones; nothing exceeds 1.
-    """
-    m = len(p_values)
-    order = sorted(range(m), key=lambda i: (p_values[i], i))
-    adjusted = [1.0] * m
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * p_values[i]))
-        adjusted[i] = running
-    return adjusted
+def split_stats(pooled: Sequence[int], baseline: Ints) -> SplitStats:
+    """The statistics of every split (rows of `baseline`, columns the pool's classes)."""
+    pooled_arr = np.asarray(pooled, dtype=np.int64)
+    current = pooled_arr[None, :] - baseline
+    n_b, n_c = int(baseline[0].sum()), int(current[0].sum())
+    answers_b, answers_c = baseline[:, :-2], current[:, :-2]
+    singles_b, singles_c = baseline[:, -2], current[:, -2]
+    top_b = answers_b.max(axis=1, initial=0)
+    mode_b = np.maximum(top_b, np.minimum(singles_b, 1))
+    mode_c = np.maximum(answers_c.max(axis=1, initial=0), np.minimum(singles_c, 1))
+    # The baseline's modal answer: the first largest answer (by key), else one of its singles.
+    has_answer = top_b >= 1
+    first = answers_b.argmax(axis=1) if answers_b.shape[1] else np.zeros(len(baseline), dtype=np.int64)
+    rows = np.arange(len(baseline))
+    now_of_first = answers_c[rows, first] if answers_b.shape[1] else np.zeros(len(baseline), dtype=np.int64)
+    modal_now = np.where(has_answer, now_of_first, 0)
+    return SplitStats(
+        drop=mode_b * n_c - mode_c * n_b,
+        guard=mode_b * n_c - modal_now * n_b,
+        parsed=current[:, -1] * n_b - baseline[:, -1] * n_c,
+        modal_before=mode_b,
+        modal_now=modal_now,
+    )

@@ -2,8 +2,8 @@
 
 The agreement compared is the case's own primary metric (docs/design.md §6), computed on the
 variant's samples. The test is two-sided, since a remedy may make things worse: twice the smaller
-of the two one-sided exact tests of `judge/stats.py` (Boschloo's, Fisher's past its size limit),
-capped at 1. Every variant test of the run forms one Holm family of its own, apart from the run's
+of the two one-sided exact tests of `judge/exact.py` (Fisher's, given the pooled count), capped at 1.
+Every variant test of the run forms one Holm family of its own, apart from the run's
 family: variants are reported, never judged (docs/design.md §16, "Variants").
 """
 
@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from stabilitygate.judge.stats import drop_test, holm
+from stabilitygate.judge.discrete import holm
+from stabilitygate.judge.exact import drop_p
 from stabilitygate.metrics import Agreement, MetricName
 from stabilitygate.remedies import Change, VariantResult
 from stabilitygate.results import CaseMeasurement
@@ -57,8 +58,8 @@ def _can_reject(variant: Agreement | None, own: Agreement | None) -> bool:
 
 def two_sided_p(own: Agreement, variant: Agreement) -> float:
     """Twice the smaller one-sided exact p-value of "the rates differ", at most 1."""
-    lower = drop_test(own.k, own.n, variant.k, variant.n).p_value
-    higher = drop_test(variant.k, variant.n, own.k, own.n).p_value
+    lower = drop_p(own.k, own.n, variant.k, variant.n)
+    higher = drop_p(variant.k, variant.n, own.k, own.n)
     return min(1.0, 2 * min(lower, higher))
 
 

@@ -12,9 +12,9 @@ from stabilitygate.against_baseline import AgainstBaseline, NotCompared, NotComp
 from stabilitygate.judge.agreement import primary_agreement
 from stabilitygate.judge.baseline import Baseline, BaselineCase
 from stabilitygate.judge.compare import Comparison, SameMeaning, Similarity, compare_case
-from stabilitygate.judge.conclusion import Conclusion, HolmValues, conclude
-from stabilitygate.judge.family import CaseTests, run_family, stage_facts
-from stabilitygate.judge.stages import StagedRun, StageFacts, design_for
+from stabilitygate.judge.conclusion import Conclusion, conclude
+from stabilitygate.judge.family import CaseOutcome, CaseTests, run_family, stage_facts
+from stabilitygate.judge.stages import CasePath, StageDesign, StageFacts
 from stabilitygate.judge.thresholds import ThresholdCheck, check_thresholds, measurement_error
 from stabilitygate.judge.wording import update_hint
 from stabilitygate.results import Agreement, CaseMeasurement, CaseVerdict, VerdictName
@@ -44,7 +44,7 @@ class _Unmeasured:
 
 @dataclass(frozen=True)
 class _Measured:
-    """What is known about a measured case before Holm's correction can be applied."""
+    """What is known about a measured case before the run's correction can be applied."""
 
     case: ResolvedCase
     primary: Agreement | None
@@ -67,46 +67,35 @@ def judge_cases(
     similarity: Similarity | None = None,
     same_meaning: SameMeaning | None = None,
     same_meaning_by_case: Mapping[str, SameMeaning] | None = None,
-    stages: StagedRun | None = None,
+    paths: Mapping[str, CasePath] | None = None,
 ) -> list[CaseVerdict]:
     """`same_meaning_by_case`: a case's own judge of meaning (its entailment judge), before `same_meaning`.
-    `stages`: how a pull-request run was sampled (judge/stages.py); None: one fixed stage per case."""
+    `paths`: how each compared case of a pull-request run was sampled (judge/stages.py); a case
+    without one was drawn in one fixed stage."""
     by_id = {m.id: m for m in measurements}
     own = same_meaning_by_case or {}
-    meaning = {case.id: own.get(case.id, same_meaning) for case in cases}
-    plans = [_plan(case, by_id.get(case.id), baseline, similarity, meaning[case.id]) for case in cases]
-    tests = [_case_tests(plan, baseline, similarity, meaning, stages) for plan in plans]
+    plans = [_plan(case, by_id.get(case.id), baseline, similarity, own.get(case.id, same_meaning)) for case in cases]
+    tests = [_case_tests(plan, (paths or {}).get(plan.case.id)) for plan in plans]
     family = run_family(tests, regression)
     return [
-        _verdict(plan, holm, family.size, regression, stage_facts(t, family, regression) if t else None)
-        for plan, holm, t in zip(plans, family.adjusted, tests, strict=True)
+        _verdict(plan, outcome, family.size, regression, stage_facts(t, family, regression) if t else None)
+        for plan, outcome, t in zip(plans, family.cases, tests, strict=True)
     ]
 
 
-def _case_tests(
-    plan: _Plan,
-    baseline: Baseline | None,
-    similarity: Similarity | None,
-    meaning: Mapping[str, SameMeaning | None],
-    stages: StagedRun | None,
-) -> CaseTests | None:
-    """A compared case's tests for the run's one family: every test that can fail a case (the drop
-    test, and the guards of the answer-change and meaning-drift rules where they are on) across its
-    stages, so that a run with no real change fails anywhere, by any rule, at any stage, with
-    probability at most alpha (docs/design.md §6, "The family")."""
+def _case_tests(plan: _Plan, path: CasePath | None) -> CaseTests | None:
+    """A compared case's part in the run's one family: its comparison and its sampling path, so that a
+    run with no real change fails anywhere, by any rule, at any stage, with probability at most alpha
+    (docs/design.md §6, "The family")."""
     if not isinstance(plan, _Measured) or plan.comparison is None:
         return None
-    case = plan.case
-    first = None
-    if stages is not None and case.id in stages.first:
-        early = _plan(case, stages.first[case.id], baseline, similarity, meaning[case.id])
-        first = early.comparison if isinstance(early, _Measured) else None
-    looked = stages is not None and case.id in stages.looked
-    design = design_for(case, stages is not None and stages.adaptive)
-    return CaseTests(plan.comparison, first, design, looked, baseline_size(case))
+    if path is None:
+        n = plan.primary.n if plan.primary is not None else plan.case.samples
+        path = CasePath(StageDesign(n, n), n, ())
+    return CaseTests(plan.comparison, path, baseline_size(plan.case))
 
 
-# --- before Holm --------------------------------------------------------------------------------
+# --- before the correction --------------------------------------------------------------------------------
 
 
 def _plan(
@@ -122,6 +111,8 @@ def _plan(
         return _Unmeasured(case, None, baseline_hash, NOT_MEASURED)
     primary = primary_agreement(case, m)
     error = measurement_error(case, m)
+    if error is None and m.diagnostics.judge_error is not None:  # a missing judgment: not measured
+        error = f"could not measure the meanings: {m.diagnostics.judge_error}"
     if error is not None:
         return _Unmeasured(case, primary, baseline_hash, error)
     status = _baseline_status(case, baseline, entry)
@@ -158,18 +149,18 @@ def _headline(m: CaseMeasurement, primary: Agreement | None) -> str:
     return "measured: " + ", ".join(parts) if parts else "measured: no numbers"
 
 
-# --- after Holm ---------------------------------------------------------------------------------
+# --- after the correction ---------------------------------------------------------------------------------
 
 
 def _verdict(
-    plan: _Plan, holm: HolmValues, family: int, regression: Regression, stage: StageFacts | None
+    plan: _Plan, outcome: CaseOutcome | None, family: int, regression: Regression, stage: StageFacts | None
 ) -> CaseVerdict:
     if isinstance(plan, _Unmeasured):
         unmeasured = _not_compared("not_measured", plan.baseline_hash, plan.case)
         return CaseVerdict(plan.case.id, "error", (plan.error,), unmeasured, primary=plan.primary)
     conclusion = None
     if plan.comparison is not None:
-        conclusion = conclude(plan.comparison, regression, holm=holm, family=family)
+        conclusion = conclude(plan.comparison, regression, outcome=outcome, family=family)
     verdict, reasons = _decide(plan, conclusion)
     record: AgainstBaseline
     if conclusion is not None:

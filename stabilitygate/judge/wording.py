@@ -73,14 +73,14 @@ def p_phrase(p: float) -> str:
     return f"p {number}" if number.startswith("<") else f"p = {number}"
 
 
-def p_after_holm(p_holm: float) -> str:
-    """'p = 0.042 after Holm'."""
-    return f"{p_phrase(p_holm)} after Holm"
+def p_corrected(p_adjusted: float) -> str:
+    """'p = 0.042 after correction': the run's correction across its cases (docs/design.md §6)."""
+    return f"{p_phrase(p_adjusted)} after correction"
 
 
-def p_after_and_before_holm(p_holm: float, p_raw: float) -> str:
-    """'p = 0.042 after Holm (0.021 before)'."""
-    return f"{p_after_holm(p_holm)} ({p_number(p_raw)} before)"
+def p_corrected_and_own(p_adjusted: float, p_own: float) -> str:
+    """'p = 0.042 after correction (0.021 on its own)'."""
+    return f"{p_corrected(p_adjusted)} ({p_number(p_own)} on its own)"
 
 
 def update_hint(surface: HintSurface = "reason") -> str:

@@ -27,9 +27,10 @@ from stabilitygate.judge.baseline import (
     refused_cases,
     write_baseline,
 )
+from stabilitygate.judge.checks import draws_more
 from stabilitygate.judge.compare import Similarity
 from stabilitygate.judge.gate import FailOn, exit_code, run_verdict, verdict_counts
-from stabilitygate.judge.stages import StagedRun
+from stabilitygate.judge.stages import StageDesign
 from stabilitygate.judge.threshold_noise import noisy_thresholds_of
 from stabilitygate.judge.variants import MeasuredVariant
 from stabilitygate.judge.verdicts import judge_cases
@@ -40,10 +41,10 @@ from stabilitygate.measure.summary import suite_summary
 from stabilitygate.pipeline.changed import baseline_measurement, unchanged_result
 from stabilitygate.pipeline.cut_short import cut_short_reasons, with_cut_short
 from stabilitygate.pipeline.judge_results import judge_facts, with_judge_cost, with_judge_errors
-from stabilitygate.pipeline.meanings import Meanings
+from stabilitygate.pipeline.meanings import JudgingSteps, Meanings
 from stabilitygate.pipeline.options import default_baseline_path
 from stabilitygate.pipeline.remedies import RemedyInputs, with_remedies
-from stabilitygate.pipeline.stages import JudgeStage, read_stages
+from stabilitygate.pipeline.stages import GoesOn, compared_entry, designs_of, held_so_far, read_stages
 from stabilitygate.providers import fingerprint_note
 from stabilitygate.report.json_report import build_report
 from stabilitygate.report.model import BaselineFacts, EmbeddingFacts, Report, RunFacts, SamplingFacts, SuiteRef
@@ -117,15 +118,7 @@ def evaluate(
     `conditions`: how live sampling drew each case (`pipeline/conditions.py`); None for score and merge.
     """
     samples = list(samples)
-    planned, stages = read_stages(
-        cases,
-        samples,
-        baseline.contents,
-        adaptive=not judging.update_baseline,
-        measure=lambda some, drawn, sizes: measure_cases(
-            some, drawn, requested=sizes, embedder=embedder, sampling=None, meanings=meanings
-        ),
-    )
+    planned, paths = read_stages(cases, samples, baseline.contents, adaptive=not judging.update_baseline)
     requested = {**requested, **planned}  # an adaptive case planned the samples of the stage it reached
     measurements = measure_cases(
         cases, samples, requested=requested, embedder=embedder, sampling=sampling, meanings=meanings
@@ -137,7 +130,7 @@ def evaluate(
         loaded.suite.regression,
         similarity=_similarity(embedder),
         same_meaning_by_case=meanings.same_meaning_by_case() if meanings is not None else None,
-        stages=stages,
+        paths=paths,
     )
     verdicts = with_judge_errors(verdicts, meanings.failed if meanings is not None else {})
     if sampling is not None and sampling.fatal_error is not None:
@@ -344,18 +337,30 @@ def embedding_facts(embedder: Embedder | None) -> EmbeddingFacts | None:
     )
 
 
-def stage_judge(loaded: LoadedSuite, baseline: BaselineFile, embedder: Embedder | None) -> JudgeStage:
-    """How a live run judges its first stage, to choose the cases that take a second (pipeline/stages.py)."""
+def stage_checks(baseline: Baseline | None, embedder: Embedder | None, judging: JudgingSteps | None) -> GoesOn:
+    """How a live run checks its cases, to choose the ones that draw more (pipeline/stages.py): each
+    measured on its samples so far, its meanings judged first (docs/design.md §6, "Stages")."""
+    designs: dict[str, StageDesign] = {}
 
-    def judge(cases: Sequence[ResolvedCase], samples: Sequence[Sample], stages: StagedRun) -> list[CaseVerdict]:
-        sizes = {c.id: c.samples for c in cases}
-        measured = measure_cases(cases, samples, requested=sizes, embedder=embedder, sampling=None)
-        regression = loaded.suite.regression
-        return judge_cases(
-            cases, measured, baseline.contents, regression, similarity=_similarity(embedder), stages=stages
-        )
+    def goes_on(cases: Sequence[ResolvedCase], samples: Sequence[Sample]) -> set[str]:
+        designs.update(designs_of([c for c in cases if c.id not in designs], baseline))
+        held = {c.id: held_so_far(samples, c.id) for c in cases}
+        mine = [s for s in samples if s.case in held]
+        meanings = judging.step(cases, mine, baseline) if judging is not None else None
+        measured = measure_cases(cases, mine, requested=held, embedder=embedder, sampling=None, meanings=meanings)
+        same = meanings.same_meaning_by_case() if meanings is not None else {}
+        similarity = _similarity(embedder)
+        chosen = set()
+        for case, m in zip(cases, measured, strict=True):
+            entry = compared_entry(case, baseline)
+            if entry is None or (meanings is not None and case.id in meanings.failed) or m.diagnostics.judge_error:
+                continue  # nothing to compare, or its meanings cannot be measured: it draws no more
+            design, check = designs[case.id], held[case.id]
+            if draws_more(case, m, entry, design, check, similarity=similarity, same_meaning=same.get(case.id)):
+                chosen.add(case.id)
+        return chosen
 
-    return judge
+    return goes_on
 
 
 def _similarity(embedder: Embedder | None) -> Similarity | None:

@@ -1,10 +1,13 @@
-"""The entailment judges' part of a run, after sampling and before measuring (docs/design.md §5).
+"""The entailment judges' part of a run: one step before each stage is measured (docs/design.md §5).
 
 Each judged case drives the clustering of `measure/meaning.py` with its judge (`judge_session.py`
 gets each judgment: recorded, cached or asked), the cases concurrently. When the baseline has the
-case, the pairs the meaning-drift rule will need are asked as well (`drift_steps`: the baseline's
-top completions and the current ones grouped as `judge/compare.py` groups them), so the verdicts
-need no question of their own; one they need all the same is asked then, one at a time.
+case, the pairs the case's test and the meaning-drift rule need are asked as well (`drift_steps`: the
+baseline's top completions and the current ones grouped as `judge/pool.py` groups them). The step
+returns `Meanings`, whose judgments are a read-only table: measuring and judging only look pairs up,
+and a pair missing from it makes the case an error, never a question asked from inside measuring.
+A run with checks (pipeline/stages.py) takes the step before each check, on the samples so far, with
+one `JudgeSession`, so no pair is asked twice.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from collections import defaultdict
 from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import TypeVar
 
 from stabilitygate.equivalence import judge_identity
@@ -60,50 +64,51 @@ class JudgeCost:
 
 @dataclass
 class Meanings:
-    """The judged cases of a run: their judge keys, what each case's numbers used, which failed."""
+    """The judged cases of a run: their judge keys, what each case's numbers used, which failed, and
+    the judgments themselves, a read-only table once the step is over."""
 
     session: JudgeSession
     cases: dict[str, ResolvedCase] = field(default_factory=dict)
     keys: dict[str, str] = field(default_factory=dict)  # case id -> judge key
     costs: dict[str, JudgeCost] = field(default_factory=dict)
-    failed: dict[str, str] = field(default_factory=dict)  # case id -> why its judge could not answer
+    failed: dict[str, str] = field(default_factory=dict)  # case id -> why its meanings cannot be measured
     used: set[PairKey] = field(default_factory=set)
+    judgments: Mapping[PairKey, Judgment] = field(default_factory=lambda: MappingProxyType({}))
+    failures: Mapping[PairKey, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def lookup(self, case_id: str) -> JudgmentLookup | None:
-        """The judgments `measure_case` clusters the case with; a pair not judged yet is asked then."""
+        """The judgments `measure_case` clusters the case with: a pair missing from them is a
+        measurement error of the case (MissingJudgment), never asked then."""
         key = self.keys.get(case_id)
         if key is None:
             return None
-        return JudgmentLookup(
-            key, self.session.judgments, self.session.failures, ask=lambda p: self._ask_now(case_id, p)
-        )
+        return JudgmentLookup(key, self.judgments, self.failures)
 
     def same_meaning_by_case(self) -> dict[str, SameMeaning]:
-        """For the drift rule: each judged case's "do these two mean the same" by its judge."""
+        """For the case's test and the drift rule: each judged case's "do these two mean the same"."""
         return {case_id: self._same_meaning(case_id) for case_id in self.keys}
 
     def _same_meaning(self, case_id: str) -> SameMeaning:
         def entails(pair: Pair) -> bool:
-            judgment = self._ask_now(case_id, pair)
-            return judgment is not None and judgment.entails  # a failure makes the case an error anyway
+            pair_key = PairKey.of(self.keys[case_id], *pair)
+            judgment = self.judgments.get(pair_key)
+            if judgment is None:  # the judging step asked every pair the verdicts need: the judge failed
+                why = self.failures.get(pair_key, "no judgment of a pair the verdict needs")
+                self.failed.setdefault(case_id, why)
+                return False
+            return judgment.entails
 
         return lambda a, b: drive(same_meaning_steps(a, b), entails)
-
-    def _ask_now(self, case_id: str, pair: Pair) -> Judgment | None:
-        """A judgment made already, else asked now, alone (a pair the judging stage did not foresee)."""
-        case, pair_key = self.cases[case_id], PairKey.of(self.keys[case_id], *pair)
-        known = self.session.judgment(pair_key)
-        if known is not None:
-            return known
-        try:
-            return asyncio.run(_closing(self.session, self.session.ask(case, pair_key, pair)))
-        except JudgeFailed as exc:
-            self.failed.setdefault(case_id, str(exc))
-            return None
 
     @property
     def from_record(self) -> int:
         return len(self.used & self.session.recorded)
+
+    def frozen(self) -> Meanings:
+        """The step's result: the session's judgments so far, as read-only tables."""
+        self.judgments = MappingProxyType(dict(self.session.judgments))
+        self.failures = MappingProxyType(dict(self.session.failures))
+        return self
 
 
 async def _closing(session: JudgeSession, work: Awaitable[T]) -> T:
@@ -200,12 +205,56 @@ def judge_meanings(
             for case in judged:  # a question cut short by the interruption failed because of it
                 if case.id not in meanings.costs or case.id in meanings.failed:
                     meanings.failed[case.id] = "the run was interrupted while the judge was being asked"
-    return meanings
+    return meanings.frozen()
 
 
 def _entry(baseline: Baseline | None, case: ResolvedCase) -> BaselineCase | None:
     entry = baseline.cases.get(case.id) if baseline is not None else None
     return entry if entry is not None and entry.hash == case.definition_hash else None
+
+
+@dataclass(frozen=True)
+class JudgingSteps:
+    """The judging steps of one run: one session (so no pair is asked twice), one judgments file."""
+
+    session: JudgeSession
+
+    def step(
+        self, cases: Sequence[ResolvedCase], samples: Iterable[Sample], baseline: Baseline | None = None
+    ) -> Meanings | None:
+        """The judgments these cases' samples need, asked before they are measured; None without judges."""
+        if not any(case.judge is not None for case in cases):
+            return None
+        meanings = judge_meanings(cases, samples, self.session, baseline=baseline)
+        log.info(
+            "entailment judge: %d judgments used, %d from the judgments file, %d from the cache, %d requests sent",
+            len(meanings.used), meanings.from_record, self.session.from_cache, self.session.requests,
+        )  # fmt: skip
+        return meanings
+
+
+def judging_steps(
+    cases: Sequence[ResolvedCase],
+    *,
+    settings: Sampling,
+    environ: Mapping[str, str],
+    secrets: Sequence[str] = (),
+    cache_dir: str | None = None,
+    samples_out: Path | None = None,
+    recorded: Mapping[PairKey, Judgment] | None = None,
+) -> JudgingSteps | None:
+    """The run's judging steps, with its cache and its judgments file beside `samples_out`; None
+    when no case has a judge."""
+    if not any(case.judge is not None for case in cases):
+        return None
+    record_to = judgments_path(samples_out) if samples_out is not None else None
+    if record_to is not None:
+        start_judgments_file(record_to)
+    session = JudgeSession(
+        settings, environ, tuple(s for s in secrets if s), JudgmentCache.at(cache_dir), record_to,
+        judgments=dict(recorded or {}), recorded=frozenset(recorded or {}),
+    )  # fmt: skip
+    return JudgingSteps(session)
 
 
 def meanings_of(
@@ -220,22 +269,12 @@ def meanings_of(
     samples_out: Path | None = None,
     recorded: Mapping[PairKey, Judgment] | None = None,
 ) -> Meanings | None:
-    """`judge_meanings` with the run's cache and its judgments file beside `samples_out`; None without judges."""
-    if not any(case.judge is not None for case in cases):
-        return None
-    record_to = judgments_path(samples_out) if samples_out is not None else None
-    if record_to is not None:
-        start_judgments_file(record_to)
-    session = JudgeSession(
-        settings, environ, tuple(s for s in secrets if s), JudgmentCache.at(cache_dir), record_to,
-        judgments=dict(recorded or {}), recorded=frozenset(recorded or {}),
+    """One judging step over all the samples (scoring a samples file); None without judges."""
+    steps = judging_steps(
+        cases, settings=settings, environ=environ, secrets=secrets, cache_dir=cache_dir,
+        samples_out=samples_out, recorded=recorded,
     )  # fmt: skip
-    meanings = judge_meanings(cases, samples, session, baseline=baseline)
-    log.info(
-        "entailment judge: %d judgments used, %d from the judgments file, %d from the cache, %d requests sent",
-        len(meanings.used), meanings.from_record, session.from_cache, session.requests,
-    )  # fmt: skip
-    return meanings
+    return steps.step(cases, samples, baseline) if steps is not None else None
 
 
 def recorded_judgments(samples_files: Iterable[Path]) -> dict[PairKey, Judgment]:

@@ -1,9 +1,11 @@
 """`stabilitygate plan`: what a run will cost and what it can see, before anything is spent.
 
-Per case: the requests the run makes (the first stage, and the most a second stage adds), the
-tokens they should take (from the baseline's token counts per sample, where it has them) and the
-smallest drop in primary agreement the case catches with 80% power at its level in the run's
-family, computed exactly (judge/power.py; docs/design.md §6, "Power"). Then the thresholds that an
+Per case: the requests the run makes (what it draws first, what an unchanged case draws on average
+through its checks, and the most it can draw), the tokens they should take (from the baseline's token
+counts per sample, where it has them), the smallest drop in primary agreement the case catches with
+80% power, and how many samples would catch a drop of `min_drop` that often, at the level a case is
+sure of in the run's family (alpha over the compared cases), all computed exactly (judge/power.py;
+docs/design.md §6, "Power you can read"). Then the thresholds that an
 unchanged run would fail more often than alpha, given the baseline's counts (judge/threshold_noise.py).
 """
 
@@ -15,16 +17,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from stabilitygate.judge.baseline import Baseline, BaselineCase, check_suite_name, read_baseline
-from stabilitygate.judge.discrete import first_level
-from stabilitygate.judge.power import TARGET_POWER, detectable_drop
-from stabilitygate.judge.stages import StageDesign
-from stabilitygate.judge.stats import drop_test
+from stabilitygate.judge.discrete import bonferroni_level
+from stabilitygate.judge.power import MOST_SAMPLES, TARGET_POWER, detectable_drop, expected_requests, samples_for_power
+from stabilitygate.judge.stages import StageDesign, design_for
 from stabilitygate.judge.threshold_noise import NoisyThreshold, noisy_thresholds_of
 from stabilitygate.pipeline.options import default_baseline_path
 from stabilitygate.pipeline.variant_plan import VariantCost, price_variants
 from stabilitygate.suite.load import LoadedSuite
 from stabilitygate.suite.model import ResolvedCase
-from stabilitygate.suite.sizes import baseline_size, max_size
+from stabilitygate.suite.sizes import baseline_size
 
 #: Without a baseline the detectable drop is shown for a baseline agreeing this often.
 ASSUMED_AGREEMENT = 0.95
@@ -34,45 +35,59 @@ FOOTNOTE = f"*: a baseline still to be recorded, at the recorded agreement (else
 @dataclass(frozen=True)
 class CasePlan:
     id: str
-    requests: int  # samples the run draws first
-    most_requests: int  # with a second stage
+    requests: int  # samples the run draws first (its look, or all of `samples`)
+    expected_requests: float  # an unchanged case's samples on average, through its checks
+    most_requests: int  # at its last stage
     tokens_per_sample: float | None  # prompt + completion tokens, from the baseline
     baseline_k: int
     baseline_n: int
     assumed: bool  # baseline_k / baseline_n is ASSUMED_AGREEMENT, not a recorded baseline
     detectable_drop: float | None  # None: no drop is caught that often
+    samples_for_min_drop: int | None  # None: not even MOST_SAMPLES catch it that often
 
     @property
     def tokens(self) -> float | None:
-        return None if self.tokens_per_sample is None else self.tokens_per_sample * self.requests
+        return None if self.tokens_per_sample is None else self.tokens_per_sample * self.expected_requests
 
 
 @dataclass(frozen=True)
 class Plan:
     cases: tuple[CasePlan, ...]
     alpha: float
-    level: float  # the family's first-step level: what a case with the run's smallest p is held to
-    family: int  # significance tests in the family
+    level: float  # alpha over the compared cases: what a case is sure to be held to in the family
+    family: int  # cases in the family, at most
     update_baseline: bool
+    min_drop: float = 0.10
     noisy: tuple[NoisyThreshold, ...] = ()  # thresholds an unchanged run fails more often than alpha
     variants: VariantCost | None = None  # what `run --variants` adds (a suite with variants)
 
     def lines(self) -> list[str]:
         """The plan as the command prints it."""
         what = "recording a baseline" if self.update_baseline else "a pull-request run"
-        head = f"{'case':<24} {'requests':>16} {'tokens (est.)':>14} {'baseline':>10} {'detectable drop':>16}"
+        head = (
+            f"{'case':<24} {'requests':>12} {'expected':>9} {'tokens (est.)':>14} {'baseline':>10} "
+            f"{'detectable drop':>16} {'samples for min_drop':>21}"
+        )
         rows = [_row(c) for c in self.cases]
         first = sum(c.requests for c in self.cases)
+        expected = sum(c.expected_requests for c in self.cases)
         most = sum(c.most_requests for c in self.cases)
         known = [c.tokens for c in self.cases if c.tokens is not None]
         tokens = f", about {sum(known):,.0f} tokens" if known else ""
-        total = f"{first} requests" + (f" (at most {most})" if most > first else "") + tokens
+        total = f"{first} requests first" if most > first else f"{first} requests"
+        if most > first:
+            total += f", {expected:.0f} expected when nothing changed, at most {most}"
         return [
-            f"plan for {what}: {len(self.cases)} cases, {total}",
+            f"plan for {what}: {len(self.cases)} cases, {total}{tokens}",
             head,
             *rows,
+            "expected: the requests of an unchanged case on average, through its checks (at its baseline's "
+            "agreement); requests: what it draws first, up to the most it can draw",
             f"detectable drop: the smallest fall in primary agreement a pull request catches with "
-            f"{TARGET_POWER:.0%} power, at level {self.level:.4g} (alpha {self.alpha:g} over {self.family} tests)",
+            f"{TARGET_POWER:.0%} power, at level {self.level:.4g} (alpha {self.alpha:g} over {self.family} cases)",
+            f"samples for min_drop: the pull-request samples at which a fall of {self.min_drop:.2f} is caught "
+            f"{TARGET_POWER:.0%} of the time at that level (none: not with {MOST_SAMPLES:,}, the baseline is too "
+            "small)",
             *([FOOTNOTE] if any(c.assumed for c in self.cases) else []),  # only for a mark some row carries
             *noise_lines(self.noisy),
             *(self.variants.lines() if self.variants is not None else ()),
@@ -127,25 +142,38 @@ def plan_run(
         cases = [c.model_copy(update={"samples": samples}) for c in cases]
     entries = [_entry(baseline, c) for c in cases]
     counts = [_baseline_counts(c, e, update_baseline, samples) for c, e in zip(cases, entries, strict=True)]
-    designs = [StageDesign(c.samples, max_size(c)) for c in cases]  # the pull requests' design
-    p_mins = [drop_test(k, n, 0, d.last).p_value for (k, n, _), d in zip(counts, designs, strict=True)]
-    p_mins += [0.0] * (_other_tests(loaded) * len(cases))
-    level = first_level(p_mins, regression.alpha)
+    designs = [design_for(c, n) for c, (_, n, _) in zip(cases, counts, strict=True)]  # the pull requests' design
+    level = bonferroni_level(regression.alpha, len(cases))
     plans = tuple(
-        CasePlan(
-            id=c.id,
-            requests=n if update_baseline else d.first,
-            most_requests=n if update_baseline else d.last,
-            tokens_per_sample=_tokens_per_sample(e),
-            baseline_k=k,
-            baseline_n=n,
-            assumed=assumed,
-            detectable_drop=detectable_drop(k, n, d, level, regression.min_drop),
-        )
+        _case_plan(c, e, k, n, assumed, StageDesign(n, n) if update_baseline else d, level, regression.min_drop)
         for c, e, (k, n, assumed), d in zip(cases, entries, counts, designs, strict=True)
     )
     variants = price_variants(loaded, {p.id: p.requests for p in plans}, {p.id: p.tokens_per_sample for p in plans})
-    return Plan(plans, regression.alpha, level, len(p_mins), update_baseline, variants=variants)
+    return Plan(plans, regression.alpha, level, len(cases), update_baseline, regression.min_drop, variants=variants)
+
+
+def _case_plan(
+    case: ResolvedCase,
+    entry: BaselineCase | None,
+    k: int,
+    n: int,
+    assumed: bool,
+    design: StageDesign,
+    level: float,
+    min_drop: float,
+) -> CasePlan:
+    return CasePlan(
+        id=case.id,
+        requests=design.next_size(0) if design.adaptive else design.first,
+        expected_requests=expected_requests(k, n, design, k / n) if design.adaptive and n else design.first,
+        most_requests=design.last,
+        tokens_per_sample=_tokens_per_sample(entry),
+        baseline_k=k,
+        baseline_n=n,
+        assumed=assumed,
+        detectable_drop=detectable_drop(k, n, design, level, min_drop),
+        samples_for_min_drop=samples_for_power(k, n, level, min_drop),
+    )
 
 
 def _entry(baseline: Baseline | None, case: ResolvedCase) -> BaselineCase | None:
@@ -166,14 +194,6 @@ def _baseline_counts(
     return round(rate * n), n, True
 
 
-def _other_tests(loaded: LoadedSuite) -> int:
-    """Tests per case besides the drop test that can fail it: the answer change, the meaning drift."""
-    regression = loaded.suite.regression
-    return int(regression.fail_on_answer_change) + int(
-        regression.fail_on_semantic_drift and loaded.suite.embedding.enabled
-    )
-
-
 def _tokens_per_sample(entry: BaselineCase | None) -> float | None:
     if entry is None or entry.samples <= 0:
         return None
@@ -184,9 +204,10 @@ def _tokens_per_sample(entry: BaselineCase | None) -> float | None:
 
 
 def _row(c: CasePlan) -> str:
-    requests = f"{c.requests}" + (f" (up to {c.most_requests})" if c.most_requests > c.requests else "")
+    requests = f"{c.requests}" + (f" to {c.most_requests}" if c.most_requests > c.requests else "")
     tokens = f"{c.tokens:,.0f}" if c.tokens is not None else "unknown"
     baseline = f"{c.baseline_k}/{c.baseline_n}" + ("*" if c.assumed else "")
     drop = f"{c.detectable_drop:.2f}" if c.detectable_drop is not None else "none visible"
+    needed = f"{c.samples_for_min_drop:,}" if c.samples_for_min_drop is not None else "none"
     name = c.id if len(c.id) <= 24 else c.id[:23] + "…"
-    return f"{name:<24} {requests:>16} {tokens:>14} {baseline:>10} {drop:>16}"
+    return f"{name:<24} {requests:>12} {c.expected_requests:>9.1f} {tokens:>14} {baseline:>10} {drop:>16} {needed:>21}"

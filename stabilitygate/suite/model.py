@@ -130,8 +130,8 @@ class Sampling(Strict):
         None,
         ge=2,
         le=MAX_SAMPLES,
-        description="Most samples per case when the first `samples` leave its tests inconclusive "
-        "(default: samples, no second stage; 2 x samples is the design docs/design.md measures)",
+        description="Most samples per case when its checks leave it inconclusive (default 2.5 x samples, "
+        "against a baseline of at least twice this; samples: no second stage)",
     )
     early_stop: bool = Field(True, description="Stop sampling a case once it has certainly failed")
     canaries: int = Field(
@@ -189,7 +189,7 @@ class Thresholds(Strict):
 
 
 class Regression(Strict):
-    alpha: float = Field(0.05, gt=0, lt=1, description="Family-wise false-failure rate (Holm)")
+    alpha: float = Field(0.05, gt=0, lt=1, description="Family-wise false-failure rate, over every case and rule")
     min_drop: Share = Field(0.10, description="Least drop of the agreement metric that can regress")
     fail_on_answer_change: bool = True
     fail_on_semantic_drift: bool = True

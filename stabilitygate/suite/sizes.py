@@ -2,9 +2,10 @@
 
 `samples` is the pull request's first stage; `baseline_samples` (default BASELINE_FACTOR x samples)
 is what `--update-baseline` draws, since a baseline is paid once per intended change and its N buys
-power on every pull request after it; `max_samples` caps the second stage of a case whose first
-stage was inconclusive (default MAX_FACTOR x samples: no second stage unless the suite asks for one;
-docs/design.md §6, "Stages", gives the figures of `max_samples: 2 x samples`).
+power on every pull request after it; `max_samples` is the most a compared case draws when its checks
+leave it inconclusive (default MAX_FACTOR x samples, 50 for `samples: 20`: the design that meets the
+power targets at no more than `samples` requests per case on average; `max_samples: samples` turns
+the second stage off; docs/design.md §6, "Stages", gives the figures).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from stabilitygate.errors import BadInput
 from stabilitygate.suite.model import ResolvedCase, Suite
 
 BASELINE_FACTOR = 5
-MAX_FACTOR = 1
+MAX_FACTOR = 2.5
 
 LineOf = Callable[[tuple[str | int, ...]], int | None]
 
@@ -27,7 +28,7 @@ def baseline_size(case: ResolvedCase) -> int:
 
 def max_size(case: ResolvedCase) -> int:
     """The most samples a pull-request run draws for the case, second stage included."""
-    return max(case.max_samples or MAX_FACTOR * case.samples, case.samples)
+    return max(case.max_samples or int(MAX_FACTOR * case.samples), case.samples)
 
 
 def check_sizes(suite: Suite, line_of: LineOf, path: str) -> None:

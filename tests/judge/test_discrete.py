@@ -1,82 +1,67 @@
-"""Tarone-Holm: tests that can never be significant at their counts do not dilute the others."""
+"""The exact discrete step-down across cases (judge/discrete.py): alpha spent on what can happen."""
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from stabilitygate.judge.discrete import FamilyTest, first_level, step_down, tarone_k
-from stabilitygate.judge.family import drop_p_min
-from stabilitygate.judge.stats import drop_test, holm
+from stabilitygate.judge.case_test import case_test
+from stabilitygate.judge.discrete import FamilyTest, bonferroni_level, chance_of_least, step_down
+from stabilitygate.judge.pool import Pool
 
 ALPHA = 0.05
 
 
-def test_a_baseline_at_the_floor_cannot_reach_alpha() -> None:
-    # Free text whose 20 baseline completions all differ: mode share 1/20. Nothing now can be lower.
-    assert drop_p_min(1, 20, 20) > ALPHA
-    assert drop_p_min(20, 20, 20) < 1e-6  # a stable baseline can show a drop
+def test_a_case_whose_runs_hold_one_answer_takes_no_share_of_alpha() -> None:
+    stable = case_test(Pool((20,), (20,)), ("drop", "answer"))
+    assert stable.p_value == 1.0 and stable.support == (1.0,)
+    dropped = case_test(Pool((20,), (15,), failures=(0, 5)), ("drop", "answer"))
+    family = step_down([FamilyTest(dropped.p_value, dropped.support)] + [FamilyTest(1.0, (1.0,))] * 9)
+    assert family.adjusted(0) == pytest.approx(dropped.p_value)  # the nine stable cases cost nothing
 
 
-def test_floor_cases_do_not_dilute_the_one_that_dropped() -> None:
-    """One case drops 20/20 -> 15/20 (p = 0.011); nine free-text cases sit at the floor (1/20)."""
-    dropped = drop_test(20, 20, 15, 20).p_value
-    floors = [drop_test(1, 20, 1, 20).p_value] * 9
-    raw = [dropped, *floors]
-    # Plain Holm counts all ten: 0.11, not significant.
-    assert holm(raw)[0] == pytest.approx(10 * dropped)
-    assert holm(raw)[0] > ALPHA
-    # Tarone-Holm counts only the test that can reach alpha: the drop is caught at its raw p.
-    tests = [FamilyTest(dropped, drop_p_min(20, 20, 20))] + [FamilyTest(p, drop_p_min(1, 20, 20)) for p in floors]
-    decisions = step_down(tests, ALPHA)
-    assert decisions[0].rejected and decisions[0].counted == 1
-    assert decisions[0].p_adjusted == pytest.approx(dropped)
-    assert not any(d.rejected for d in decisions[1:])
+def test_the_adjusted_p_value_is_the_exact_chance_of_so_small_a_least_p_value() -> None:
+    # Two cases whose p-values can only be 0.01, 0.3 or 1 and 0.02, 1: P(least <= 0.01) = 0.01.
+    a, b = FamilyTest(0.01, (0.01, 0.3, 1.0)), FamilyTest(0.02, (0.02, 1.0))
+    family = step_down([a, b])
+    assert family.adjusted(0) == pytest.approx(0.01)  # b cannot reach 0.01: it takes nothing at that step
+    assert family.adjusted(1) == pytest.approx(0.02)  # then b alone
+    assert chance_of_least([a, b], 0.02) == pytest.approx(1 - 0.99 * 0.98)
 
 
-def test_tarone_k_by_hand() -> None:
-    # k = 1: three reach below 0.05 (> 1); k = 2: three below 0.025 (> 2); k = 3: two below 0.0167.
-    p_mins = [0.001, 0.01, 0.02, 0.3]
-    assert tarone_k(p_mins, ALPHA) == 3
-    assert first_level(p_mins, ALPHA) == pytest.approx(ALPHA / 3)
-    assert tarone_k([], ALPHA) == 1
-    assert tarone_k([1.0, 1.0], ALPHA) == 1
+def test_the_step_down_is_monotone_and_a_rules_p_adjusts_at_least_to_its_cases() -> None:
+    rng = np.random.default_rng(5)
+    tests = [FamilyTest(float(p), tuple(sorted({float(p), 0.5, 1.0}))) for p in rng.uniform(0, 0.2, 8)]
+    family = step_down(tests)
+    adjusted = [family.adjusted(i) for i in range(len(tests))]
+    by_p = sorted(range(len(tests)), key=lambda i: tests[i].p_value)
+    assert all(adjusted[i] <= adjusted[j] for i, j in itertools.pairwise(by_p))
+    assert all(family.adjusted(i, tests[i].p_value * 2) >= adjusted[i] for i in range(len(tests)))
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=25))
-def test_with_every_test_able_to_reach_alpha_it_is_holm(raw: list[float]) -> None:
-    decisions = step_down([FamilyTest(p, 0.0) for p in raw], ALPHA)
-    assert [d.p_adjusted for d in decisions] == pytest.approx(holm(raw))
-    assert [d.rejected for d in decisions] == [p < ALPHA for p in holm(raw)]
+def test_the_reach_of_a_test_is_its_null_cdf() -> None:
+    t = FamilyTest(0.2, (0.01, 0.2, 1.0))
+    assert [t.reach(u) for u in (0.005, 0.01, 0.1, 0.2, 0.99, 1.0)] == [0.0, 0.01, 0.01, 0.2, 0.2, 1.0]
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.floats(0.0, 1.0), st.floats(0.0, 1.0)), min_size=1, max_size=25))
-def test_never_rejects_less_than_holm(pairs: list[tuple[float, float]]) -> None:
-    tests = [FamilyTest(max(p, m), m) for p, m in pairs]  # a p-value is never below its minimum
-    tarone = step_down(tests, ALPHA)
-    plain = holm([t.p_value for t in tests])
-    for decision, holm_p in zip(tarone, plain, strict=True):
-        assert decision.p_adjusted <= holm_p + 1e-12
-        assert decision.rejected or holm_p >= ALPHA
+@given(st.lists(st.floats(1e-6, 1.0), min_size=1, max_size=12))
+def test_never_more_than_bonferroni_and_holm_when_every_value_is_reachable(raw: list[float]) -> None:
+    """Continuous p-values (every value reachable): the exact step-down is Sidak's, at most Holm's."""
+    tests = [FamilyTest(p, tuple(sorted({p, *np.linspace(0.0, 1.0, 101)[1:]}))) for p in raw]
+    family = step_down(tests)
+    order = sorted(range(len(raw)), key=lambda i: (raw[i], i))
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(raw) - rank) * raw[i]))
+        assert family.adjusted(i) <= running + 1e-12
 
 
-def test_false_alarms_stay_below_alpha_with_floor_cases() -> None:
-    """Seeded: ten unchanged cases, five stable (0.95) and five scattered (agreement near the floor),
-    baselines and pull requests drawn afresh; the share of runs failing anywhere stays <= alpha."""
-    rng = np.random.default_rng(20261201)
-    runs, n, alarms = 2000, 20, 0
-    rates = [0.95] * 5 + [0.08] * 5
-    for _ in range(runs):
-        tests = []
-        for rate in rates:
-            k_b = max(1, int(rng.binomial(n, rate)))  # a mode share is at least 1 / n
-            k_c = max(1, int(rng.binomial(n, rate)))
-            tests.append(FamilyTest(drop_test(k_b, n, k_c, n).p_value, drop_p_min(k_b, n, n)))
-        alarms += any(d.rejected for d in step_down(tests, ALPHA))
-    share = alarms / runs
-    print(f"false alarms {alarms}/{runs} = {share:.4f}")
-    assert share <= ALPHA
+def test_a_case_of_ten_is_held_at_least_to_alpha_over_ten() -> None:
+    assert bonferroni_level(ALPHA, 10) == pytest.approx(0.005)
+    tests = [FamilyTest(0.005, (0.005, 1.0))] + [FamilyTest(0.5, (0.005, 0.5, 1.0))] * 9
+    assert step_down(tests).adjusted(0) == pytest.approx(1 - 0.995**10) and ALPHA > 1 - 0.995**10

@@ -95,7 +95,7 @@ Scenario = tuple[list[ResolvedCase], list[CaseMeasurement], Baseline | None, Reg
 
 
 def mixed() -> Scenario:
-    """One Holm family of many compared cases, with every verdict and most sentences."""
+    """One family of many compared cases, with every verdict and most sentences."""
     long_before, long_now = "x" * 400, "y" * 400
     recorded = [
         (case("stable"), measured("stable", STABLE), measured("stable", STABLE)),
@@ -162,11 +162,20 @@ def mixed() -> Scenario:
 
 
 def one_drop() -> Scenario:
-    """A drop in a small Holm family (the drop's and the answer guard's tests of two cases): regressed on
-    the drop, p before and after Holm."""
+    """A drop in a small family (two cases, one of them holding one meaning pooled): regressed on the
+    drop, p on its own and after correction."""
     cases = [case("drop"), case("few", parser=None, samples=3)]
     baseline = baseline_from_run(cases, [measured("drop", STABLE), measured("few", ["a", "a"])], "golden")
     now = [measured("drop", ["A"] * 5 + ["B"] * 3 + ["C"] * 2), measured("few", ["a", "b", "c"])]
+    return cases, now, baseline, Regression()
+
+
+def two_drops() -> Scenario:
+    """Two cases drop alike: each significant alone (p = 0.043), not both after correction (0.085, below
+    twice alpha): warnings."""
+    cases = [case("first"), case("second")]
+    baseline = baseline_from_run(cases, [measured("first", STABLE), measured("second", STABLE)], "golden")
+    now = [measured("first", ["A"] * 6 + ["B"] * 4), measured("second", ["A"] * 6 + ["C"] * 4)]
     return cases, now, baseline, Regression()
 
 
@@ -249,6 +258,7 @@ def baseline_without_values() -> Scenario:
 SCENARIOS = {
     "mixed": mixed,
     "one_drop": one_drop,
+    "two_drops": two_drops,
     "rules_off": rules_off,
     "no_baseline": no_baseline,
     "baseline_without_values": baseline_without_values,

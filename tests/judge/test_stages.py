@@ -1,85 +1,76 @@
-"""The adaptive design: the look, the stop rule, and a false-alarm rate held across the stages."""
+"""The adaptive design: where cases are checked, when they stop, and an exact size across the stages."""
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
-from stabilitygate.judge.stages import (
-    FIRST_STAGE_WEIGHT,
-    FUTILITY_P,
-    StageDesign,
-    after_first_stage,
-    combined_p,
-    combined_p_min,
-    look_says_unchanged,
-)
-from stabilitygate.judge.stats import drop_test
+from stabilitygate.judge.power import binomial_pmf, power
+from stabilitygate.judge.stages import CHECK_STOP_P, LOOK_STOP_P, StageDesign, design_for, goes_on, path_of
 
 
-def test_a_design_without_a_second_stage_changes_nothing() -> None:
+def test_a_design_without_a_second_stage_has_no_checks() -> None:
     design = StageDesign(20, 20)
-    assert not design.adaptive and design.look is None and design.weight == 1.0
-    assert combined_p(design, 0.003, None) == 0.003
-    assert combined_p_min(design, 1e-4, 1e-6) == 1e-4
-    assert design.stage_of(20) == "first"
+    assert not design.adaptive and design.checks == () and design.look is None
+    assert design.next_size(0) == 20 and design.stage_of(20) == "first"
 
 
-def test_the_stages_of_the_default_design() -> None:
-    design = StageDesign(20, 40)
-    assert design.look == 10
-    assert [design.stage_of(n) for n in (10, 11, 20, 21, 40)] == ["look", "first", "first", "second", "second"]
-    assert StageDesign(8, 16).look is None  # too few samples to look at half of them
+@pytest.mark.parametrize(
+    ("first", "last", "can_look", "checks"),
+    [
+        (20, 50, True, (10, 20, 30, 40)),  # the default: every half of `samples`
+        (10, 25, True, (5, 10, 15, 20)),
+        (8, 20, True, (8, 12, 16)),  # half of 8 is too few to look at
+        (20, 50, False, (20, 30, 40)),  # absolute thresholds: judged on all of `samples` first
+        (21, 45, True, (10, 21, 31, 41)),
+    ],
+)
+def test_the_checks(first: int, last: int, can_look: bool, checks: tuple[int, ...]) -> None:
+    design = StageDesign(first, last, can_look)
+    assert design.checks == checks
+    assert design.stop_p(checks[0]) == (LOOK_STOP_P if checks[0] < first else CHECK_STOP_P)
+    assert [design.next_size(c) for c in checks] == [*checks[1:], last]
 
 
-def test_combined_p_splits_the_level() -> None:
-    design = StageDesign(20, 40)
-    assert combined_p(design, 0.003, None) == pytest.approx(0.003 / FIRST_STAGE_WEIGHT)
-    assert combined_p(design, 0.5, 0.007) == pytest.approx(0.007 / (1 - FIRST_STAGE_WEIGHT))
-    assert combined_p(design, 0.9, 0.9) == 1.0
+def test_the_stages_a_case_ended_in() -> None:
+    design = StageDesign(20, 50)
+    assert [design.stage_of(n) for n in (10, 20, 30, 50)] == ["look", "first", "second", "second"]
 
 
-def test_the_look_needs_every_sample_to_agree_with_the_baseline() -> None:
-    assert look_says_unchanged(["A"] * 10, "A", 10)
-    assert not look_says_unchanged(["A"] * 9 + ["B"], "A", 10)
-    assert not look_says_unchanged(["A"] * 9 + [None], "A", 10)  # a failed sample is not agreement
-    assert not look_says_unchanged(["A"] * 9, "A", 10)  # not all drawn yet
-    assert look_says_unchanged([1.0] * 5, 1, 5)  # answers compare as values
+def test_a_case_stops_when_its_baseline_answer_is_clearly_as_common_now() -> None:
+    design = StageDesign(20, 50)
+    assert not goes_on(design, 10, 95, 100, 10, 10)  # unanimous at the look: p = 1
+    assert goes_on(design, 10, 95, 100, 9, 10)  # 9 of 10: p = 0.44, below the look's 0.5
+    assert not goes_on(design, 10, 90, 100, 9, 10)  # against 90/100: p = 0.67
+    assert goes_on(design, 20, 95, 100, 17, 20) and not goes_on(design, 20, 95, 100, 19, 20)
 
 
-def test_only_inconclusive_cases_go_on() -> None:
-    assert after_first_stage([0.05, 0.9], rejected=False, decided=False) == "more"
-    assert after_first_stage([FUTILITY_P + 0.01, 0.9], rejected=False, decided=False) == "stop"
-    assert after_first_stage([0.05], rejected=True, decided=False) == "stop"
-    assert after_first_stage([0.05], rejected=False, decided=True) == "stop"
-    assert after_first_stage([], rejected=False, decided=False) == "stop"
-
-
-def pmf(k: int, n: int, q: float) -> float:
-    return math.comb(n, k) * q**k * (1 - q) ** (n - k)
+def test_a_path_is_read_from_the_samples() -> None:
+    design = StageDesign(20, 50)
+    samples = [(i, i != 3) for i in range(30)]  # 30 drawn, sample 3 failed
+    path = path_of(design, samples)
+    assert path.drawn == 30 and path.ok_at_checks == (9, 19) and not path.tested and path.stage == "second"
+    assert path_of(design, [(i, True) for i in range(50)]).tested
+    assert path_of(StageDesign(20, 20), [(i, True) for i in range(20)]).tested
 
 
 @pytest.mark.parametrize("level", [0.05, 0.01])
-def test_the_two_stage_false_alarm_rate_is_at_most_the_level_exactly(level: float) -> None:
-    """Exact size of "combined p < level" over every path of a small design, at every common rate."""
+def test_the_staged_false_alarm_rate_is_at_most_the_level_exactly(level: float) -> None:
+    """Exact size of "tested and p < level" over every path of a small design (baseline 12, samples
+    10, up to 20: checks at 5, 10 and 15), at every common rate, the baseline's draw included."""
     n_b, design = 12, StageDesign(10, 20)
-    look, first, last = 5, 10, 20
     worst = 0.0
     for q in [i / 40 for i in range(1, 40)]:
-        size = 0.0
-        for k_b in range(n_b + 1):
-            for x1 in range(first + 1):
-                p1 = drop_test(k_b, n_b, x1, first).p_value
-                # P(first-stage count x1, not unanimous at the look)
-                reach = pmf(x1, first, q) - (q**look * pmf(x1 - look, first - look, q) if x1 >= look else 0.0)
-                if combined_p(design, p1, None) < level:
-                    size += pmf(k_b, n_b, q) * reach
-                elif after_first_stage([p1], rejected=False, decided=False) == "more":
-                    for y in range(last - first + 1):
-                        p2 = drop_test(k_b, n_b, x1 + y, last).p_value
-                        if combined_p(design, p1, p2) < level:
-                            size += pmf(k_b, n_b, q) * reach * pmf(y, last - first, q)
-        worst = max(worst, size)
+        weights = binomial_pmf(n_b, q)
+        size = sum(w * power(k, n_b, design, q, level, 0.0) for k, w in enumerate(weights))
+        worst = max(worst, float(size))
     print(f"level {level}: worst size over the rates {worst:.5f}")
     assert worst <= level
+
+
+def test_a_second_stage_needs_a_baseline_of_twice_max_samples() -> None:
+    from tests.judge.comparison_cases import case
+
+    twenty = case(True).model_copy(update={"samples": 20})  # max_samples: the default, 50
+    assert design_for(twenty, 100).adaptive and design_for(twenty, 100).last == 50
+    assert not design_for(twenty, 99).adaptive and not design_for(twenty, None).adaptive
+    assert not design_for(twenty.model_copy(update={"max_samples": 20}), 1000).adaptive  # turned off

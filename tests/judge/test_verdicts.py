@@ -1,4 +1,5 @@
-"""Every verdict path of docs/design.md ("Judging"), its precedence, Holm across cases, and reasons with numbers."""
+"""Every verdict path of docs/design.md ("Judging"), its precedence, the correction across cases, and
+reasons with numbers."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from stabilitygate.suite.model import AnswerSpec, Message, ProviderConfig, Regre
 from tests.support.typed import typed
 
 REGRESSION = Regression()
-P_6_OF_10 = 22120 / 2**20  # Boschloo, one-sided: 10/10 in the baseline against 6/10 now
+P_6_OF_10 = 210 / 4845  # the case's exact test: 10/10 in the baseline against 6/10 now (Fisher's value)
 
 
 def case(cid: str = "c", *, parser: bool = True, prompt: str = "q", **thresholds: Any) -> ResolvedCase:
@@ -93,54 +94,51 @@ def one(
 STABLE = ["A"] * 10
 
 
-def test_regressed_with_p_before_and_after_holm() -> None:
+def test_regressed_with_p_after_correction_and_on_its_own() -> None:
     v = one(measured("c", ["A"] * 6 + ["B"] * 4), before=measured("c", STABLE))
     assert v.verdict == "regressed"
-    # One Holm family over every rule: the drop test and the answer change's guard.
+    # One test for the case (its drop and its answer rule together); alone in the family, it is its own.
     assert v.reasons[0] == (
-        "agreement 6/10 against 10/10 in the baseline: a drop of 0.40, p = 0.042 after Holm (0.021 before)"
+        "agreement 6/10 against 10/10 in the baseline: a drop of 0.40, p = 0.043 after correction (0.043 on its own)"
     )
     b = compared(v)
     assert (b.baseline_k, b.baseline_n, b.k, b.n) == (10, 10, 6, 10)
-    assert b.p_value == pytest.approx(P_6_OF_10, abs=1e-6) and b.p_holm == pytest.approx(2 * P_6_OF_10, abs=1e-6)
-    assert b.drop == pytest.approx(0.4) and b.dropped is True and b.holm_family == 2
+    assert b.p_value == pytest.approx(P_6_OF_10, abs=1e-9) and b.p_holm == pytest.approx(P_6_OF_10, abs=1e-9)
+    assert b.test == "permutation" and b.tested is True
+    assert b.drop == pytest.approx(0.4) and b.dropped is True and b.holm_family == 1
     assert b.metrics.parsed_agreement == 1.0
     assert b.deltas == Deltas(unique_completions=1, agreement=pytest.approx(-0.4), cosine_min=None)
     assert b.answer_changed is False and b.fingerprints_changed is False
 
 
-def test_cases_that_held_one_answer_in_both_runs_do_not_dilute_holm() -> None:
+def test_cases_that_held_one_answer_in_both_runs_take_no_share_of_alpha() -> None:
     cases = [case("a"), case("b"), case("c")]
     baseline = record(cases, [measured(x.id, STABLE) for x in cases])
     now = [measured("a", ["A"] * 6 + ["B"] * 4), measured("b", STABLE), measured("c", STABLE)]
     a, b, c = judge_cases(cases, now, baseline, REGRESSION)
-    # b and c answered 'A' 20 times out of 20: their tests cannot reject, so the family is a's two tests.
+    # b and c answered 'A' 20 times out of 20: their tests cannot reject, so the family is a's test.
     assert (a.verdict, b.verdict, c.verdict) == ("regressed", "pass", "pass")
-    assert "p = 0.042 after Holm (0.021 before)" in a.reasons[0]
-    assert compared(a).holm_family == 2
+    assert "p = 0.043 after correction (0.043 on its own)" in a.reasons[0]
+    assert compared(a).holm_family == 1
 
 
-def test_holm_over_every_rule_of_two_cases() -> None:
+def test_a_case_that_cannot_reach_so_small_a_p_takes_nothing_at_that_step() -> None:
     cases = [case("a"), case("b")]
     baseline = record(cases, [measured("a", STABLE), measured("b", STABLE)])
     now = [measured("a", ["A"] * 6 + ["B"] * 4), measured("b", ["A"] * 9 + ["B"])]
     a, b = judge_cases(cases, now, baseline, REGRESSION)
-    # Four tests (a drop test and an answer guard per case): a's drop is significant alone but not
-    # after Holm, so it warns; b's one sample is noise.
-    assert a.verdict == "warn" and b.verdict == "pass"
-    assert a.reasons[0] == (
-        "agreement 6/10 against 10/10 in the baseline: a drop of 0.40, not significant (p = 0.084 after Holm), "
-        "p = 0.021 before: a warning, not a failure"
-    )
-    assert compared(a).p_holm == pytest.approx(4 * P_6_OF_10, abs=1e-6)
-    assert compared(a).holm_family == 4 and compared(a).warned is True
+    # b pooled 19 'A' and one 'B': its p-value is 0.5 or 1, never 0.043, so a is held to alpha itself.
+    assert a.verdict == "regressed" and b.verdict == "pass"
+    assert compared(a).p_holm == pytest.approx(P_6_OF_10, abs=1e-9)
+    assert compared(a).holm_family == 2 and compared(b).p_holm == pytest.approx(0.5, abs=1e-9)
 
 
 def test_noise_passes_with_the_numbers() -> None:
     v = one(measured("c", ["A"] * 19 + ["B"]), before=measured("c", ["A"] * 20))
     assert v.verdict == "pass"
-    assert v.reasons[0].startswith(
-        "agreement 19/20 against 20/20 in the baseline: a drop of 0.05, not significant (p ="
+    assert v.reasons[0] == (
+        "agreement 19/20 against 20/20 in the baseline: a drop of 0.05, p = 0.50 after correction (0.50 on its own): "
+        "not significant"
     )
     assert v.reasons[1] == "measured: 2 unique completions in 20 samples, agreement 19/20"
 
@@ -149,14 +147,15 @@ def test_a_drop_of_min_drop_that_is_noise_even_alone_passes() -> None:
     v = one(measured("c", ["A"] * 9 + ["B"]), before=measured("c", STABLE))
     assert v.verdict == "pass"
     assert v.reasons[0] == (
-        "agreement 9/10 against 10/10 in the baseline: a drop of 0.10, not significant (p = 0.82 after Holm)"
+        "agreement 9/10 against 10/10 in the baseline: a drop of 0.10, p = 0.50 after correction (0.50 on its own): "
+        "not significant"
     )
 
 
 def test_a_significant_drop_smaller_than_min_drop_passes() -> None:
     v = one(measured("c", ["A"] * 6 + ["B"] * 4), before=measured("c", STABLE), regression=Regression(min_drop=0.5))
     assert v.verdict == "pass"
-    assert "a drop of 0.40, significant (p = 0.042 after Holm) but smaller than min_drop 0.50" in v.reasons[0]
+    assert "a drop of 0.40, significant (p = 0.043 after correction) but smaller than min_drop 0.50" in v.reasons[0]
 
 
 def test_no_drop_and_a_rise() -> None:
@@ -170,18 +169,18 @@ def test_answer_flip_is_a_regression() -> None:
     assert v.verdict == "regressed"
     assert v.reasons[0] == (
         "answer changed: 'B' (10/10) where the baseline had 'A' (10/10): "
-        "the baseline's answer is significantly rarer now, p < 0.001 after Holm"
+        "the baseline's answer is significantly rarer now, p < 0.001 after correction"
     )
     assert compared(v).answer_changed is True
     assert compared(v).answer_p_holm < 0.001
 
 
-def test_a_narrow_majority_flipping_by_chance_is_a_warning_not_a_failure() -> None:
-    # 6/10 'A' then 6/10 'B': each a majority, but 'A' at 4/10 is not significantly rarer than 6/10.
+def test_a_narrow_majority_flipping_by_chance_is_neither_a_failure_nor_a_warning() -> None:
+    # 6/10 'A' then 6/10 'B': each a majority, but 'A' at 4/10 is nowhere near significantly rarer.
     v = one(measured("c", ["B"] * 6 + ["A"] * 4), before=measured("c", ["A"] * 6 + ["B"] * 4))
-    assert v.verdict == "warn"
-    assert compared(v).answer_changed is True and compared(v).answer_p_holm > 0.05
-    assert any("not significantly rarer" in r and "'B' (6/10)" in r for r in v.reasons)
+    assert v.verdict == "pass"
+    assert compared(v).answer_changed is True and compared(v).answer_p_value > 0.05
+    assert any("not significantly rarer" in r and "'B' (6/10)" in r and "by chance" in r for r in v.reasons)
 
 
 def test_answer_flip_reported_only_when_the_rule_is_off() -> None:
@@ -203,7 +202,7 @@ def test_modal_completion_change_without_parser() -> None:
     assert v.verdict == "regressed"
     assert v.reasons[0] == (
         "completion changed: 'Paris.' (10/10) where the baseline had 'It is Paris.' (10/10): "
-        "the baseline's completion is significantly rarer now, p < 0.001 after Holm"
+        "the baseline's completion is significantly rarer now, p < 0.001 after correction"
     )
     assert compared(v).metric == "mode_share"
 
@@ -217,7 +216,7 @@ def test_semantic_drift() -> None:
     assert v.verdict == "regressed"
     assert v.reasons[0] == (
         "the most common completion moved in meaning (cosine 0.620 to the baseline's): "
-        "the baseline's meaning is significantly rarer now, p < 0.001 after Holm"
+        "the baseline's meaning is significantly rarer now, p < 0.001 after correction"
     )
     assert compared(v).semantic_drift is True and compared(v).modal_cosine == 0.62
     assert compared(v).metric == "semantic_agreement"
@@ -287,15 +286,15 @@ def test_a_case_without_measurement_is_an_error() -> None:
     assert v.verdict == "error" and "not measured" in v.reasons[0]
 
 
-def test_error_cases_are_not_in_the_holm_family_but_failing_ones_are() -> None:
+def test_error_cases_are_not_in_the_family_but_failing_ones_are() -> None:
     cases = [case("a"), case("b"), case("f", max_unique=1)]
     baseline = record(cases, [measured(x.id, STABLE) for x in cases])
     drop = ["A"] * 6 + ["B"] * 4
     now = [measured("a", drop), measured("b", ["A"], errors=9), measured("f", drop)]
     a, b, f = judge_cases(cases, now, baseline, REGRESSION)
     assert (a.verdict, b.verdict, f.verdict) == ("warn", "error", "fail")
-    assert compared(a).holm_family == 4  # a's and f's drop and answer tests
-    assert compared(a).p_holm == pytest.approx(4 * P_6_OF_10, abs=1e-6)
+    assert compared(a).holm_family == 2  # a's and f's tests
+    assert compared(a).p_holm == pytest.approx(1 - (1 - P_6_OF_10) ** 2, abs=1e-9)
 
 
 def test_baseline_recorded_with_semantics_compared_without() -> None:
@@ -331,3 +330,27 @@ def test_a_reworded_free_text_majority_is_judged_by_its_meaning() -> None:
     assert v.verdict == "pass"
     assert any("judged by its meaning, not its wording" in r for r in v.reasons)
     assert compared(v).answer_p_value is None and compared(v).answer_changed is False
+
+
+def test_a_drop_in_the_parsed_share_is_judged_like_any_other_drop_in_the_same_family() -> None:
+    """Issue 26: the share of samples whose answer parsed is a rule of the case's test, with its own
+    sentence and its own keys in the comparison."""
+    from stabilitygate.pipeline.evaluate import measure_cases
+    from stabilitygate.samples import Sample
+
+    c = case("c")
+    texts_before = ["The answer is A."] * 20
+    texts_now = ["The answer is A."] * 12 + ["I would rather not say."] * 8
+    before = measure_cases([c], [Sample("c", i, t) for i, t in enumerate(texts_before)], requested={"c": 20},
+                           embedder=None, sampling=None)  # fmt: skip
+    now = measure_cases([c], [Sample("c", i, t) for i, t in enumerate(texts_now)], requested={"c": 20},
+                        embedder=None, sampling=None)  # fmt: skip
+    (v,) = judge_cases([c], now, record([c], before), REGRESSION)
+    b = compared(v)
+    assert v.verdict == "regressed" and b.parsed_dropped is True
+    assert (b.parsed_k, b.parsed_n, b.baseline_parsed_k, b.baseline_parsed_n) == (12, 20, 20, 20)
+    assert b.parsed_p_value is not None and b.parsed_p_holm is not None and b.parsed_p_holm < 0.05
+    assert any(
+        r.startswith("parsed 12/20 against 20/20 in the baseline: a drop of 0.40 in the share") for r in v.reasons
+    )
+    assert b.holm_family == 1  # one test for the case: its drop, answer and parsed-share rules together

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from stabilitygate.judge.wording import (
-    p_after_and_before_holm,
-    p_after_holm,
+    p_corrected,
+    p_corrected_and_own,
     p_number,
     p_phrase,
     same_value,
@@ -43,12 +43,12 @@ def test_show_is_one_short_quoted_line() -> None:
 def test_p_values_are_worded_in_one_place(p: float, phrase: str, number: str, tight: str) -> None:
     assert p_phrase(p) == phrase
     assert p_number(p) == number and p_number(p, spaced=False) == tight
-    assert p_after_holm(p) == f"{phrase} after Holm"
+    assert p_corrected(p) == f"{phrase} after correction"
 
 
-def test_p_before_and_after_holm() -> None:
-    assert p_after_and_before_holm(0.042, 0.021) == "p = 0.042 after Holm (0.021 before)"
-    assert p_after_and_before_holm(0.0008, 0.0004) == "p < 0.001 after Holm (< 0.001 before)"
+def test_p_after_correction_and_on_its_own() -> None:
+    assert p_corrected_and_own(0.042, 0.021) == "p = 0.042 after correction (0.021 on its own)"
+    assert p_corrected_and_own(0.0008, 0.0004) == "p < 0.001 after correction (< 0.001 on its own)"
 
 
 def test_the_update_hint_names_the_flag_and_in_markdown_the_action_input() -> None:

@@ -23,9 +23,12 @@ FIVE = "It closes at 5 #c5"
 SCRIPT = {QUESTION: [(EVENING, 5), (PM, 3), (FIVE, 2)]}
 
 
-def judged_suite(tmp_path: Path, base_url: str, **case: Any) -> Path:
+def judged_suite(tmp_path: Path, base_url: str, sampling: dict[str, int] | None = None, **case: Any) -> Path:
     judge = {"type": "openai", "model": "judge", "base_url": base_url, "params": {"temperature": 0}}
-    return write_suite(tmp_path, base_url, [{"id": "shop", "prompt": QUESTION, **case}], equivalence={"judge": judge})
+    extra = {"sampling": {"samples": 10, "baseline_samples": 10, "concurrency": 4, **sampling}} if sampling else {}
+    return write_suite(
+        tmp_path, base_url, [{"id": "shop", "prompt": QUESTION, **case}], equivalence={"judge": judge}, **extra
+    )
 
 
 def run(suite: Path, tmp_path: Path, **kwargs: Any) -> dict[str, Any]:
@@ -174,7 +177,7 @@ def test_a_paraphrased_modal_completion_is_no_meaning_drift(tmp_path: Path) -> N
     phase(tmp_path, [(EVENING, 10)], update=True)
     report, asked = phase(tmp_path, [(PM, 10)])
     (case,) = report["cases"]
-    # The judge keeps the paraphrase in the baseline's meaning: no drift, nothing for its guard to test.
+    # The judge keeps the paraphrase in the baseline's meaning: no drift, nothing for its test to weigh.
     # (The modal completion's text did change: the answer-change rule reads completions as text.)
     assert case["baseline"]["semantic_drift"] is False and case["baseline"]["meaning_p_value"] is None
     assert not any("moved in meaning" in reason for reason in case["reasons"])
@@ -221,7 +224,7 @@ def test_a_judge_refusing_the_key_is_asked_nothing_more(tmp_path: Path) -> None:
     assert all("http_401" in c["reasons"][0] or "401" in c["reasons"][0] for c in report["cases"])
 
 
-def test_a_pair_the_drift_rule_needs_unforeseen_is_asked_then(tmp_path: Path) -> None:
+def test_a_pair_the_verdict_needs_unforeseen_is_a_measurement_error_never_a_question(tmp_path: Path) -> None:
     from stabilitygate.cases import load_suite
     from stabilitygate.pipeline.meanings import meanings_of
     from stabilitygate.samples import Sample
@@ -233,14 +236,13 @@ def test_a_pair_the_drift_rule_needs_unforeseen_is_asked_then(tmp_path: Path) ->
         meanings = meanings_of([case], samples, settings=loaded.suite.sampling, environ={}, cache_dir="off")
         assert meanings is not None and server.judged == [(EVENING, PM), (PM, EVENING)]
         same = meanings.same_meaning_by_case()["shop"]
-        assert same(PM, EVENING)  # known: nothing asked
-        assert not same(FIVE, PM)  # unforeseen: asked now, one direction is enough
-        assert server.judged[2:] == [(FIVE, PM)]
-    assert meanings.failed == {}
+        assert same(PM, EVENING)  # in the table
+        assert not same(FIVE, PM)  # not in it: nothing is asked, the case cannot be measured
+        assert server.judged == [(EVENING, PM), (PM, EVENING)]
+    assert "no judgment" in meanings.failed["shop"]
 
 
-def test_measuring_other_samples_than_were_judged_asks_what_is_missing(tmp_path: Path) -> None:
-    # As a first stage of a run measures a part of its samples: its clustering order differs.
+def test_measuring_other_samples_than_were_judged_is_a_measurement_error(tmp_path: Path) -> None:
     from stabilitygate.cases import load_suite
     from stabilitygate.measure.case import measure_case
     from stabilitygate.pipeline.meanings import meanings_of
@@ -254,8 +256,27 @@ def test_measuring_other_samples_than_were_judged_asks_what_is_missing(tmp_path:
         assert meanings is not None
         part = [Sample("shop", i, text) for i, text in enumerate([PM, PM, FIVE])]
         m = measure_case(case, part, embedder=None, meaning=meanings.lookup("shop"))
-        assert server.judged[2:] == [(PM, FIVE)]
-    assert (m.metrics.semantic_clusters, m.metrics.semantic_agreement) == (2, 0.666667)
+        assert len(server.judged) == 2  # nothing asked from inside measuring
+    assert m.metrics.semantic_agreement is None and m.diagnostics.judge_error is not None
+
+
+def test_every_stage_is_judged_on_its_meanings_before_it_is_measured(tmp_path: Path) -> None:
+    """A compared case's checks read semantic agreement, never the mode share (issue 27, item 4)."""
+    staged = {"baseline_samples": 50}  # twice max_samples (25): the case is checked from its look on
+    with EntailmentServer({QUESTION: [(EVENING, 10)]}) as server:
+        run(judged_suite(tmp_path, server.base_url, staged), tmp_path, update_baseline=True)
+    samples = tmp_path / "pr.jsonl"
+    with EntailmentServer({QUESTION: [(EVENING, 1), (PM, 1)]}) as server:
+        report = run(judged_suite(tmp_path, server.base_url, staged), tmp_path, samples_out=samples)
+    (case,) = report["cases"]
+    # EVENING and PM alternate: one meaning, as in the baseline: unanimous by meaning at the look, so it
+    # stops after 5 samples (by text it would have been 3/5 and gone on).
+    assert case["samples_requested"] == 5 and case["baseline"]["stage"] == "look"
+    assert case["primary"]["metric"] == "semantic_agreement" and case["verdict"] == "pass"
+    # Scoring the samples (and the judgments recorded with them) agrees, asking nothing.
+    scored = api.score([samples], suite=judged_suite(tmp_path, "http://127.0.0.1:9/v1", staged),
+                       baseline=tmp_path / "baseline.json", embedding_cache="off").to_dict()  # fmt: skip
+    assert scored["cases"][0]["verdict"] == "pass" and scored["cases"][0]["baseline"] == case["baseline"]
 
 
 def test_a_report_with_the_judges_facts_reads_back_the_same_and_bad_ones_are_refused(tmp_path: Path) -> None:

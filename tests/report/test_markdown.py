@@ -282,8 +282,8 @@ def test_from_a_real_judgement() -> None:
         verdict=run_verdict(verdicts, fatal=False),
     )  # fmt: skip
     text = render_markdown(full)
-    assert "| a | 2 | 6/10 on the choice | — | — | 📉 regressed | 10/10 → 6/10, p = 0.042 |" in text
-    assert "agreement 6/10 against 10/10 in the baseline: a drop of 0.40, p = 0.042 after Holm" in text
+    assert "| a | 2 | 6/10 on the choice | — | — | 📉 regressed | 10/10 → 6/10, p = 0.043 |" in text
+    assert "agreement 6/10 against 10/10 in the baseline: a drop of 0.40, p = 0.043 after correction" in text
     assert_inert(text)
 
 

@@ -44,7 +44,7 @@ def line_of(text: str, needle: str) -> int:
 def test_defaults_are_multiples_of_samples(tmp_path: Path) -> None:
     plain, _ = load(tmp_path)
     assert baseline_size(plain) == BASELINE_FACTOR * 20 == 100  # at most 100 for samples: 20
-    assert max_size(plain) == MAX_FACTOR * 20
+    assert max_size(plain) == MAX_FACTOR * 20 == 50  # the second stage is on by default
 
 
 def test_suite_settings_and_case_overrides(tmp_path: Path) -> None:
@@ -57,7 +57,7 @@ def test_suite_settings_and_case_overrides(tmp_path: Path) -> None:
 
 def test_an_override_of_samples_above_the_default_multiple_still_fits(tmp_path: Path) -> None:
     _, own = load(tmp_path, case="samples: 30\n")
-    assert (own.samples, baseline_size(own), max_size(own)) == (30, 150, 30)
+    assert (own.samples, baseline_size(own), max_size(own)) == (30, 150, 75)
 
 
 @pytest.mark.parametrize(

@@ -39,7 +39,10 @@ COMMIT = "0123456789abcdef0123456789abcdef01234567"  # $GITHUB_SHA: picks the ca
 # A step takes seconds; only a gate that hangs comes near this, and then its test fails.
 STEP_TIMEOUT_S = 180
 # No early stop and no threshold: every step draws all N samples of every case it runs.
-SAMPLING = {"samples": 10, "concurrency": 4, "timeout_s": 60, "retries": 1, "early_stop": False}
+# max_samples = samples: one fixed stage, so that every step draws exactly N samples whatever order the
+# scripted answers come in (these tests count samples and embedded texts; tests/pipeline/test_stages.py
+# runs the default design with checks).
+SAMPLING = {"samples": 10, "max_samples": 10, "concurrency": 4, "timeout_s": 60, "retries": 1, "early_stop": False}
 _EMBEDDED = re.compile(r"embedded (\d+) distinct texts \((\d+) by the model, (\d+) from the cache\)")
 
 
