@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -147,7 +148,9 @@ def run(
     # With `sampling.probe`, each case's first half is drawn alone first (docs/design.md §16).
     sampled = draw_with_probe(to_sample, loaded.suite.sampling.probe, draw, sampling)
     meanings = None
-    if judges is not None and not sampled.facts.interrupted:
+    if judges is not None and judges.session.interrupted:  # at a check: an interrupted run, as at Ctrl-C
+        sampled = replace(sampled, facts=replace(sampled.facts, interrupted=True))
+    if judges is not None and (judges.session.interrupted or not sampled.facts.interrupted):
         meanings = judges.step(to_sample, sampled.samples, baseline_file.contents)
     measured_variants = (
         _variants_of(loaded, to_sample, settings, env, _path(samples_out), embedder, _cache(embedding_cache))

@@ -103,5 +103,5 @@ def test_the_first_hour_runs_as_written(tmp_path: Path) -> None:
                     assert line in last, f"not printed: {line!r}\nin:\n{last}"
         assert app.version == 2 and app.requests > 0
     comment = (project / "comment.md").read_text()
-    assert "| double-charge | 2 | 8/12 on the choice |" in comment and "answer 'billing' → 'refund'" in comment
+    assert "| double-charge | 2 | 20/30 on the choice |" in comment and "answer 'billing' → 'refund'" in comment
     assert (project / ".stabilitygate" / "report.json").is_file()  # where the Action's run left its reports

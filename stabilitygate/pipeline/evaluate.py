@@ -347,6 +347,8 @@ def stage_checks(baseline: Baseline | None, embedder: Embedder | None, judging: 
         held = {c.id: held_so_far(samples, c.id) for c in cases}
         mine = [s for s in samples if s.case in held]
         meanings = judging.step(cases, mine, baseline) if judging is not None else None
+        if judging is not None and judging.session.interrupted:
+            return set()  # interrupted while the judge was asked: the run ends here, as at Ctrl-C
         measured = measure_cases(cases, mine, requested=held, embedder=embedder, sampling=None, meanings=meanings)
         same = meanings.same_meaning_by_case() if meanings is not None else {}
         similarity = _similarity(embedder)

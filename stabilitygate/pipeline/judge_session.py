@@ -25,6 +25,8 @@ from stabilitygate.sampling.judgments_file import append_judgment
 from stabilitygate.sampling.sampler import sample_cases
 from stabilitygate.suite.model import Message, ProviderConfig, ResolvedCase, Sampling, Thresholds
 
+INTERRUPTED = "the run was interrupted"
+
 
 class JudgeFailed(Exception):
     """The judge could not answer a question after its retries: the case cannot be measured."""
@@ -51,6 +53,7 @@ class JudgeSession:
     requests: int = 0  # questions sent, retries included
     from_cache: int = 0
     fatal: str | None = None
+    interrupted: bool = False  # Ctrl-C or SIGTERM while a question was asked: nothing more is asked
     _providers: dict[str, Provider] = field(default_factory=dict)
     _gate: asyncio.Semaphore | None = None
     _starting: asyncio.Lock | None = None
@@ -106,7 +109,9 @@ class JudgeSession:
                 secrets=self.secrets,
             )  # fmt: skip
         self.requests += outcome.requests_made
-        if outcome.fatal_error is not None:
+        if outcome.interrupted:  # the sampler kept what it had and stopped: so does the judge
+            self.interrupt()
+        elif outcome.fatal_error is not None:
             self.fatal = outcome.fatal_error  # a refused key refuses every question: ask no more
         return got[0] if got else None
 
@@ -119,6 +124,10 @@ class JudgeSession:
                 self._providers[config] = provider
                 await provider.warm_up()
         return self._providers[config]
+
+    def interrupt(self) -> None:
+        """The run was interrupted while the judge was asked: no question is asked after this one."""
+        self.interrupted, self.fatal = True, INTERRUPTED
 
     def _fail(self, key: PairKey, why: str) -> JudgeFailed:
         self.failures[key] = f"the judge failed after its retries: {why}"

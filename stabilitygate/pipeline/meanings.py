@@ -200,11 +200,12 @@ def judge_meanings(
         try:
             asyncio.run(_closing(session, judge_all()))
         except KeyboardInterrupt:  # Ctrl-C while judging: what was judged is kept (and recorded)
-            log.warning("interrupted while asking the entailment judge")
-            session.fatal = "the run was interrupted"  # and nothing more is asked
-            for case in judged:  # a question cut short by the interruption failed because of it
-                if case.id not in meanings.costs or case.id in meanings.failed:
-                    meanings.failed[case.id] = "the run was interrupted while the judge was being asked"
+            session.interrupt()  # and nothing more is asked
+    if session.interrupted:
+        log.warning("interrupted while asking the entailment judge")
+        for case in judged:  # a question cut short by the interruption failed because of it
+            if case.id not in meanings.costs or case.id in meanings.failed:
+                meanings.failed[case.id] = "the run was interrupted while the judge was being asked"
     return meanings.frozen()
 
 
