@@ -168,7 +168,10 @@ def evaluate(
         run=run,
         # Recording is what was asked: the verdicts are shown, not gated; a case it refused fails.
         exit_code=(EXIT_FAIL if recorded.refused else EXIT_PASS) if recorded.status == "updated" else code,
-        verdict=run_verdict(verdicts, fatal=could_not_measure),
+        # A case the recording refused fails the run, whatever its own verdict (`min_parsed: 0`).
+        verdict="fail"
+        if recorded.refused and not could_not_measure
+        else run_verdict(verdicts, fatal=could_not_measure),
     )
     remedies = RemedyInputs(
         cases,

@@ -194,3 +194,15 @@ def test_thresholds_inside_the_noise_are_flagged_by_plan_and_update(
     assert main(["plan", str(suite)]) == 0
     out = capsys.readouterr().out
     assert "thresholds inside the noise" in out and f"  letter: {line}; 0.50 holds at alpha 0.05" in out
+
+
+def test_a_recording_that_refused_a_case_fails_even_with_min_parsed_off(tmp_path: Path, run_cli: RunCli) -> None:
+    """`min_parsed: 0` lets the case itself pass, but a baseline of nothing parsed is still refused:
+    the run exits 1, and its report says fail, as the exit code does."""
+    off = {**TYPO, "thresholds": {"min_parsed": 0}}
+    with ScriptedOpenAI(SCRIPT) as server:
+        suite = write_suite(tmp_path, server.base_url, [off, PICK])
+        code, report = run_cli("run", str(suite), "--no-progress", "--update-baseline")
+    assert code == 1 and report is not None
+    assert report["verdict"] == "fail" and report["run"]["baseline"]["not_recorded"] == ["config"]
+    assert {c["id"]: c["verdict"] for c in report["cases"]}["config"] != "fail"  # its own verdict is not
