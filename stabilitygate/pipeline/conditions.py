@@ -80,8 +80,8 @@ def endpoint_host(provider: ProviderConfig) -> str | None:
     """The host (and port) the provider sends to, never its user or password; None without an endpoint."""
     if provider.type == "local":
         return IN_PROCESS
-    url = getattr(provider, "base_url", None) or getattr(provider, "url", None)
-    if not isinstance(url, str):
+    url = provider.endpoint()
+    if url is None:
         return None
     try:
         parts = urlsplit(url)

@@ -21,7 +21,6 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TypeVar
 
-from stabilitygate.equivalence import judge_identity
 from stabilitygate.judge.baseline import Baseline, BaselineCase
 from stabilitygate.measure.agreement import ranked
 from stabilitygate.measure.case import distinct_texts
@@ -120,7 +119,7 @@ async def _closing(session: JudgeSession, work: Awaitable[T]) -> T:
 
 def case_judge_key(case: ResolvedCase) -> str:
     assert case.judge is not None
-    return judge_key(judge_identity(case.judge), [m.model_dump() for m in case.messages])
+    return judge_key(case.judge.identity(), [m.model_dump() for m in case.messages])
 
 
 def drift_steps(modal_before: str | None, before: Sequence[str], now: Sequence[str]) -> Generator[Pair, bool, None]:
