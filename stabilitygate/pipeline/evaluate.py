@@ -12,7 +12,6 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from stabilitygate.conditions import Conditions
 from stabilitygate.errors import EXIT_CANNOT_MEASURE, EXIT_FAIL, EXIT_PASS, BadInput
@@ -36,6 +35,7 @@ from stabilitygate.judge.variants import MeasuredVariant
 from stabilitygate.judge.verdicts import judge_cases
 from stabilitygate.judge.wording import update_hint
 from stabilitygate.measure.case import measure_case
+from stabilitygate.measure.embedder import Embedder, embedding_info, similarity
 from stabilitygate.measure.meaning import JudgmentLookup
 from stabilitygate.measure.summary import suite_summary
 from stabilitygate.pipeline.changed import baseline_measurement, unchanged_result
@@ -52,9 +52,6 @@ from stabilitygate.results import CaseMeasurement, CaseVerdict
 from stabilitygate.samples import Sample
 from stabilitygate.suite.load import LoadedSuite
 from stabilitygate.suite.model import ResolvedCase
-
-if TYPE_CHECKING:
-    from stabilitygate.measure.embedder import Embedder
 
 
 @dataclass(frozen=True)
@@ -311,8 +308,6 @@ def make_embedder(loaded: LoadedSuite, cache_dir: str | None = None) -> Embedder
     settings = loaded.suite.embedding
     if not settings.enabled:
         return None
-    from stabilitygate.measure.embedder import Embedder
-
     try:
         return Embedder(settings.model, batch_size=settings.batch_size, cache_dir=cache_dir)
     except BadInput as exc:
@@ -325,8 +320,6 @@ def make_embedder(loaded: LoadedSuite, cache_dir: str | None = None) -> Embedder
 def embedding_facts(embedder: Embedder | None) -> EmbeddingFacts | None:
     if embedder is None:
         return None
-    from stabilitygate.measure.embedder import embedding_info
-
     info = embedding_info(embedder)
     return EmbeddingFacts(
         model=info["model"],
@@ -368,7 +361,6 @@ def stage_checks(baseline: Baseline | None, embedder: Embedder | None, judging: 
 def _similarity(embedder: Embedder | None) -> Similarity | None:
     if embedder is None:
         return None
-    from stabilitygate.measure.embedder import similarity
 
     def cosine(a: str, b: str) -> float:
         return similarity(embedder, a, b)

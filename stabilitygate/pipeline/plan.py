@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from stabilitygate.cases import load_suite
 from stabilitygate.judge.baseline import Baseline, BaselineCase, check_suite_name, read_baseline
 from stabilitygate.judge.discrete import bonferroni_level
 from stabilitygate.judge.power import MOST_SAMPLES, TARGET_POWER, detectable_drop, expected_requests, samples_for_power
@@ -113,8 +114,6 @@ def plan_suite(
     accept_baseline_suite: str | None = None,
 ) -> Plan:
     """The library's `plan`: load the suite and its baseline (default: SUITE with .baseline.json), spend nothing."""
-    from stabilitygate.cases import load_suite
-
     loaded = load_suite(suite)
     path = Path(baseline) if baseline is not None else default_baseline_path(Path(loaded.path))
     recorded = read_baseline(path)

@@ -149,7 +149,8 @@ def test_a_plugins_own_keys_enter_the_definition_hash_and_the_judgment_key(plugi
         "version: 1\nname: plugin\nprovider: {type: echo}\nequivalence: {judge: {type: echo}}\ncases:\n"
         "  - {id: default, prompt: abc}\n"
         "  - {id: keyed, prompt: abc, provider: {api_key_env: MY_ECHO_KEY}}\n"
-        "  - {id: forward, prompt: abc, provider: {reverse: false}, equivalence: {judge: {type: echo, reverse: false}}}\n"
+        "  - id: forward\n    prompt: abc\n    provider: {reverse: false}\n"
+        "    equivalence: {judge: {type: echo, reverse: false}}\n"
     )
     default, keyed, forward = parse_suite(suite, "s.yml").resolved_cases()
     assert default.provider.identity()["reverse"] is True  # a plugin's default is part of what it does
