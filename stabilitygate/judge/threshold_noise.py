@@ -97,8 +97,8 @@ def noisy_thresholds_of(
         return ()
     found: list[NoisyThreshold] = []
     for case in cases:
-        entry = baseline.cases.get(case.id)
-        if entry is not None and entry.hash == case.definition_hash:
+        entry = baseline.entry_for(case)
+        if entry is not None:
             found.extend(noisy_thresholds(case, entry, alpha))
     return tuple(found)
 

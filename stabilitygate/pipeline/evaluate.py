@@ -44,7 +44,7 @@ from stabilitygate.pipeline.judge_results import judge_facts, with_judge_cost, w
 from stabilitygate.pipeline.meanings import JudgingSteps, Meanings
 from stabilitygate.pipeline.options import default_baseline_path
 from stabilitygate.pipeline.remedies import RemedyInputs, with_remedies
-from stabilitygate.pipeline.stages import GoesOn, compared_entry, designs_of, held_so_far, read_stages
+from stabilitygate.pipeline.stages import GoesOn, designs_of, held_so_far, read_stages
 from stabilitygate.providers import fingerprint_note
 from stabilitygate.report.json_report import build_report
 from stabilitygate.report.model import BaselineFacts, EmbeddingFacts, Report, RunFacts, SamplingFacts, SuiteRef
@@ -347,7 +347,7 @@ def stage_checks(baseline: Baseline | None, embedder: Embedder | None, judging: 
         similarity = _similarity(embedder)
         chosen = set()
         for case, m in zip(cases, measured, strict=True):
-            entry = compared_entry(case, baseline)
+            entry = baseline.entry_for(case) if baseline is not None else None
             if entry is None or (meanings is not None and case.id in meanings.failed) or m.diagnostics.judge_error:
                 continue  # nothing to compare, or its meanings cannot be measured: it draws no more
             design, check = designs[case.id], held[case.id]

@@ -190,7 +190,8 @@ def judge_meanings(
         meanings.cases[case.id], meanings.keys[case.id] = case, case_judge_key(case)
         counts = distinct_texts(by_case.get(case.id, []))
         if counts:
-            work.append(_judge_case(meanings, case, counts, _entry(baseline, case)))
+            entry = baseline.entry_for(case) if baseline is not None else None
+            work.append(_judge_case(meanings, case, counts, entry))
 
     async def judge_all() -> None:
         await asyncio.gather(*work)
@@ -206,11 +207,6 @@ def judge_meanings(
             if case.id not in meanings.costs or case.id in meanings.failed:
                 meanings.failed[case.id] = "the run was interrupted while the judge was being asked"
     return meanings.frozen()
-
-
-def _entry(baseline: Baseline | None, case: ResolvedCase) -> BaselineCase | None:
-    entry = baseline.cases.get(case.id) if baseline is not None else None
-    return entry if entry is not None and entry.hash == case.definition_hash else None
 
 
 @dataclass(frozen=True)
