@@ -16,6 +16,7 @@ from stabilitygate.errors import EXIT_BAD_INPUT, EXIT_CANNOT_MEASURE
 from stabilitygate.failures import Failure, guarded, sigterm_interrupts
 from stabilitygate.judge.fail_on import FAIL_ON_CHOICES
 from stabilitygate.log import log_to_stderr
+from stabilitygate.pipeline.options import Shard
 from stabilitygate.version import __version__
 
 PathArg = click.Path(path_type=Path, dir_okay=False)
@@ -137,7 +138,6 @@ def plan(
 def run(suite: Path, **kwargs: Any) -> None:
     """Sample every case N times, measure, judge against the baseline and report."""
     from stabilitygate import api
-    from stabilitygate.pipeline.select import parse_shard
 
     files = _report_files(kwargs)
     report = api.run(
@@ -146,7 +146,7 @@ def run(suite: Path, **kwargs: Any) -> None:
         samples=kwargs["samples"],
         concurrency=kwargs["concurrency"],
         cases=tuple(kwargs["case_ids"]),
-        shard=parse_shard(kwargs["shard"]) if kwargs["shard"] else None,
+        shard=Shard.parse(kwargs["shard"], name="--shard") if kwargs["shard"] else None,
         early_stop=kwargs["early_stop"],
         samples_out=kwargs["samples_out"],
         progress=kwargs["progress"],
