@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from stabilitygate.cases import check_environment, load_suite, secret_env_names
 from stabilitygate.errors import BadInput
-from stabilitygate.judge.gate import FailOn
+from stabilitygate.judge.fail_on import FailOn
 from stabilitygate.judge.variants import MeasuredVariant
 from stabilitygate.measure.entailment import Judgment, PairKey
 from stabilitygate.pipeline.changed import ChangedSelection, current_commit, select_changed, unsampled_unchanged

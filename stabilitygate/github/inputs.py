@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from stabilitygate.errors import BadInput
-from stabilitygate.judge.gate import FAIL_ON_CHOICES, FailOn
+from stabilitygate.judge.fail_on import FAIL_ON_CHOICES, FailOn
 from stabilitygate.pipeline.options import Shard
 
 #: The workflow may point the embedding cache elsewhere ("off": none); default .stabilitygate/embeddings.

@@ -28,7 +28,8 @@ from stabilitygate.judge.baseline import (
 )
 from stabilitygate.judge.checks import draws_more
 from stabilitygate.judge.compare import Similarity
-from stabilitygate.judge.gate import FailOn, exit_code, run_verdict, verdict_counts
+from stabilitygate.judge.fail_on import FailOn
+from stabilitygate.judge.gate import exit_code, run_verdict, verdict_counts
 from stabilitygate.judge.stages import StageDesign
 from stabilitygate.judge.threshold_noise import noisy_thresholds_of
 from stabilitygate.judge.variants import MeasuredVariant
