@@ -88,8 +88,8 @@ def _walk(node: ast.AST, on_use: bool, typing_only: bool) -> Iterator[Import]:
         elif isinstance(child, ast.ImportFrom) and child.module and child.level == 0:
             names = (child.module, *(f"{child.module}.{a.name}" for a in child.names))
             yield Import(names, child.lineno, on_use, typing_only)
-        elif isinstance(child, ast.Constant) and isinstance(child.value, str) and _NAMED_MODULE.match(child.value):
-            yield Import((_NAMED_MODULE.match(child.value)[1],), child.lineno, True, typing_only)  # type: ignore[index]
+        elif isinstance(child, ast.Constant) and (named := _NAMED_MODULE.match(str(child.value))):
+            yield Import((named[1],), child.lineno, True, typing_only)
         else:
             inside = on_use or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef)
             checking = typing_only or (isinstance(child, ast.If) and ast.unparse(child.test) == "TYPE_CHECKING")
@@ -129,8 +129,10 @@ def loaded_by(module: str) -> frozenset[str]:
         for found in imports(current) if current in MODULES else ():
             if found.on_use or found.typing_only:
                 continue
-            for name in (*found.names, *loaded_with(found.names[0])):
-                if name not in seen and (name in MODULES or name == found.names[0]):
+            # `from a.b import c` loads a.b, and c too when c is a module of the package.
+            named = [name for name in found.names if name in MODULES] or list(found.names[:1])
+            for name in (*named, *loaded_with(named[0])):
+                if name not in seen:
                     seen.add(name)
                     todo.append(name)
     return frozenset(seen - {module})
