@@ -105,8 +105,8 @@ def build(out: Path, given_wheel: Path | None) -> Path:
 
 
 def check_wheel(wheel: Path) -> None:
+    from stabilitygate.measure.export_manifest import CHECKED_FILES, MANIFEST_NAME
     from stabilitygate.measure.model_files import DEFAULT_MODEL
-    from stabilitygate.measure.onnx_backend import CHECKED_FILES, MANIFEST_NAME
 
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())

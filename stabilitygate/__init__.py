@@ -18,6 +18,7 @@ Importing the package is cheap: the pipeline loads on first use.
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from stabilitygate.version import TOOL_NAME, __version__
@@ -79,6 +80,4 @@ def __getattr__(name: str) -> Any:
     """The API on first use, so that `--help` and `validate` never import the pipeline."""
     if name not in _LAZY:
         raise AttributeError(f"module 'stabilitygate' has no attribute {name!r}")
-    import importlib
-
     return getattr(importlib.import_module(_LAZY[name]), name)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from stabilitygate.cases import check_environment, load_suite, secret_env_names
 from stabilitygate.errors import BadInput
-from stabilitygate.judge.gate import FailOn
+from stabilitygate.judge.fail_on import FailOn
 from stabilitygate.judge.variants import MeasuredVariant
 from stabilitygate.measure.entailment import Judgment, PairKey
 from stabilitygate.pipeline.changed import ChangedSelection, current_commit, select_changed, unsampled_unchanged
@@ -49,6 +49,7 @@ from stabilitygate.pipeline.select import select_cases
 from stabilitygate.pipeline.stages import Draw, Staged, draw_in_stages
 from stabilitygate.pipeline.variants import draw_variants
 from stabilitygate.report.model import Report, SamplingFacts
+from stabilitygate.report.read import read_report
 from stabilitygate.results import CaseMeasurement
 from stabilitygate.samples import Sample
 from stabilitygate.secrets import MIN_SECRET_CHARS, collect_secrets
@@ -309,8 +310,6 @@ def merge(
 ) -> Report:
     """Join the reports of `run --shard K/N` jobs: their samples judged together, so the run's correction
     sees every case."""
-    from stabilitygate.report.read import read_report
-
     paths = [Path(p) for p in reports]
     shards = [read_report(p) for p in paths]
     check_shards([(str(p), r) for p, r in zip(paths, shards, strict=True)])

@@ -5,7 +5,6 @@ Nothing heavy is imported here: `--help` and `validate` must stay fast and never
 
 from __future__ import annotations
 
-import logging
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -16,6 +15,8 @@ import click
 from stabilitygate.errors import EXIT_BAD_INPUT, EXIT_CANNOT_MEASURE
 from stabilitygate.failures import Failure, guarded, sigterm_interrupts
 from stabilitygate.judge.fail_on import FAIL_ON_CHOICES
+from stabilitygate.log import log_to_stderr
+from stabilitygate.pipeline.options import Shard
 from stabilitygate.version import __version__
 
 PathArg = click.Path(path_type=Path, dir_okay=False)
@@ -137,7 +138,6 @@ def plan(
 def run(suite: Path, **kwargs: Any) -> None:
     """Sample every case N times, measure, judge against the baseline and report."""
     from stabilitygate import api
-    from stabilitygate.pipeline.select import parse_shard
 
     files = _report_files(kwargs)
     report = api.run(
@@ -146,7 +146,7 @@ def run(suite: Path, **kwargs: Any) -> None:
         samples=kwargs["samples"],
         concurrency=kwargs["concurrency"],
         cases=tuple(kwargs["case_ids"]),
-        shard=parse_shard(kwargs["shard"]) if kwargs["shard"] else None,
+        shard=Shard.parse(kwargs["shard"], name="--shard") if kwargs["shard"] else None,
         early_stop=kwargs["early_stop"],
         samples_out=kwargs["samples_out"],
         progress=kwargs["progress"],
@@ -178,20 +178,6 @@ def merge(reports: Sequence[Path], suite: Path | None, **kwargs: Any) -> None:
 
     files = _report_files(kwargs)
     _finish(api.merge(list(reports), suite=suite, **_judging(kwargs)), files)
-
-
-class _StderrHandler(logging.Handler):
-    """The library's log lines as `stabilitygate: ...` on whatever stderr is at the time (tests capture it)."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        click.echo(f"stabilitygate: {record.getMessage()}", err=True)
-
-
-def log_to_stderr() -> None:
-    logger = logging.getLogger("stabilitygate")
-    if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
-        logger.addHandler(_StderrHandler())
-    logger.setLevel(logging.INFO)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

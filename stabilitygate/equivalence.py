@@ -92,15 +92,3 @@ def missing_judge_keys(loaded: LoadedSuite, environ: Mapping[str, str]) -> list[
             why = "holding the entailment judge's API key"
             missing.append(MissingKey(case.id, name, why, loaded.line_of((*at, "api_key_env"))))
     return missing
-
-
-def judge_identity(judge: ProviderConfig) -> dict[str, Any]:
-    """What defines a judge's answers, for the judgment key: as a case's definition hash, no address."""
-    return {
-        "type": judge.type,
-        "model": judge.model,
-        "params": judge.params or {},
-        "body": getattr(judge, "body", None),
-        "command": getattr(judge, "command", None),
-        "completion_pointer": getattr(judge, "completion_pointer", None),
-    }

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from stabilitygate.cases import secret_env_names
+from stabilitygate.cases import load_suite, secret_env_names
 from stabilitygate.errors import EXIT_BAD_INPUT, BadInput
 from stabilitygate.failures import Failure, guarded, sigterm_interrupts
 from stabilitygate.github import workflow_commands as wc
@@ -130,8 +130,6 @@ def _report_failure(failure: Failure, environ: Mapping[str, str], masks: _Masks)
 
 def _load_suite(suite: str, workspace: Path) -> LoadedSuite | BadInput:
     """The suite, loaded once for the whole job; a bad one is annotated at its line and returned as the error."""
-    from stabilitygate.cases import load_suite
-
     try:
         return load_suite(suite)
     except BadInput as exc:

@@ -16,7 +16,9 @@ from typing import Any, TextIO
 from stabilitygate.failures import Failure, guarded
 from stabilitygate.github import workflow_commands as wc
 from stabilitygate.github.inputs import ActionInputs
+from stabilitygate.log import log_to_stderr
 from stabilitygate.pipeline.options import Shard
+from stabilitygate.report.console import summary_lines
 from stabilitygate.report.files import ReportFiles, write_report_files
 from stabilitygate.report.model import Report
 from stabilitygate.suite.load import LoadedSuite
@@ -135,8 +137,6 @@ def run_gate(call: Callable[[], Report], files: GateFiles) -> GateOutcome:
     stderr before its stdout), so everything the gate prints while it runs, stderr included, goes to
     stdout, the stream of the tokens and of every command the Action writes before and after.
     """
-    from stabilitygate.cli import log_to_stderr
-
     log_to_stderr()
     tee = _Tee(sys.stdout)
     with wc.commands_paused(sys.stdout), contextlib.redirect_stdout(tee), contextlib.redirect_stderr(tee):
@@ -147,8 +147,6 @@ def run_gate(call: Callable[[], Report], files: GateFiles) -> GateOutcome:
 
 
 def _run_and_write(call: Callable[[], Report], files: GateFiles, tee: _Tee) -> Report:
-    from stabilitygate.report.console import summary_lines
-
     report = call()
     write_report_files(report, files.report_files())
     for line in summary_lines(report):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from stabilitygate.errors import BadInput
-from stabilitygate.judge.gate import FAIL_ON_CHOICES, FailOn
+from stabilitygate.judge.fail_on import FAIL_ON_CHOICES, FailOn
 from stabilitygate.pipeline.options import Shard
 
 #: The workflow may point the embedding cache elsewhere ("off": none); default .stabilitygate/embeddings.
@@ -92,12 +92,7 @@ def get_fail_on(environ: Mapping[str, str]) -> FailOn:
 
 def get_shard(environ: Mapping[str, str]) -> Shard | None:
     value = get_input(environ, "shard")
-    if value is None:
-        return None
-    match = re.fullmatch(r"(\d+)\s*/\s*(\d+)", value)
-    if not match or not 1 <= int(match[1]) <= int(match[2]):
-        raise BadInput(f"input `shard`: expected K/N with 1 <= K <= N, such as 2/3, got {value!r}")
-    return Shard(int(match[1]), int(match[2]))
+    return None if value is None else Shard.parse(value, name="input `shard`")
 
 
 def get_pr_number(environ: Mapping[str, str]) -> int | None:

@@ -14,8 +14,10 @@ from stabilitygate.github.gate import GateFiles, GateOutcome
 from stabilitygate.github.inputs import ActionInputs, match_reports
 from stabilitygate.github.reporting import annotate_failure, fallback_summary, set_outputs, write_summary
 from stabilitygate.pipeline.options import Shard
+from stabilitygate.pipeline.score import check_shards
 from stabilitygate.report.markdown import render_markdown
 from stabilitygate.report.model import Report
+from stabilitygate.report.read import read_report
 from stabilitygate.secrets import Secrets
 from stabilitygate.version import TOOL_NAME
 
@@ -36,8 +38,6 @@ def merge_inputs(inputs: ActionInputs, workdir: Path, files: GateFiles) -> list[
 
 def merge_problem(paths: Sequence[str], suite_name: str | None) -> GateError | None:
     """Why these reports cannot make one report of the whole suite; None when they can."""
-    from stabilitygate.pipeline.score import check_shards
-
     reports = [(p, r) for p in paths if (r := _readable_report(Path(p))) is not None]
     # unreadable files are left to the merge itself, which names them (exit 2)
     for path, report in reports:
@@ -55,8 +55,6 @@ def merge_problem(paths: Sequence[str], suite_name: str | None) -> GateError | N
 
 
 def _readable_report(path: Path) -> Report | None:
-    from stabilitygate.report.read import read_report
-
     try:
         return read_report(path)
     except BadInput:

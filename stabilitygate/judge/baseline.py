@@ -60,6 +60,12 @@ class Baseline:
     cases: Mapping[str, BaselineCase]
     schema_version: SchemaVersion = SCHEMA_VERSION
 
+    def entry_for(self, case: ResolvedCase) -> BaselineCase | None:
+        """The case's entry while its definition hash still matches; None when there is none, or the
+        case changed since it was recorded (its prompt, provider or parser: docs/design.md §4)."""
+        entry = self.cases.get(case.id)
+        return entry if entry is not None and entry.hash == case.definition_hash else None
+
 
 # --- building -----------------------------------------------------------------------------------
 

@@ -1,4 +1,5 @@
-"""Hypergeometric arithmetic in numpy: the exact null distributions the judge's tests are built from.
+"""Hypergeometric arithmetic in numpy: the exact null distributions the judge's tests are built from,
+and the binomial and Poisson laws the power and the thresholds' noise are computed with.
 
 Under the null (the pull request answers like the baseline), the answers of both runs pooled are
 fixed and every way of splitting them into a baseline of n_b and a run of n_c is equally likely
@@ -42,12 +43,37 @@ def log_comb(n: int | Ints, k: int | Ints) -> Floats:
     return out
 
 
-def hypergeom_pmf(total: int, marked: int, drawn: int, k: int | Ints) -> Floats:
-    """P(k marked among `drawn` taken without replacement from `total` holding `marked`)."""
-    ks = np.asarray(k, dtype=np.int64)
-    logs = log_comb(marked, ks) + log_comb(total - marked, drawn - ks) - log_comb(total, drawn)
+def hypergeom_pmf(total: int, marked: int, drawn: int | Ints, k: int | Ints) -> Floats:
+    """P(k marked among `drawn` taken without replacement from `total` holding `marked`), elementwise."""
+    ks, draws = np.asarray(k, dtype=np.int64), np.asarray(drawn, dtype=np.int64)
+    logs = log_comb(marked, ks) + log_comb(total - marked, draws - ks) - log_comb(total, draws)
     result: Floats = np.exp(logs)
     return result
+
+
+def binomial_pmf(n: int, q: float) -> Floats:
+    """P(X = k) for k = 0..n, X ~ Binomial(n, q)."""
+    k = np.arange(n + 1)
+    if q <= 0.0 or q >= 1.0:
+        point: Floats = (k == (0 if q <= 0.0 else n)).astype(float)
+        return point
+    result: Floats = np.exp(log_comb(n, k) + k * np.log(q) + (n - k) * np.log1p(-q))
+    return result
+
+
+def poisson_pmf(mean: float, most: int) -> Floats:
+    """P(Y = y) for y = 0..most, Y ~ Poisson(mean)."""
+    y = np.arange(most + 1)
+    if mean <= 0:
+        point: Floats = (y == 0).astype(float)
+        return point
+    values: Floats = np.exp(y * math.log(mean) - mean - log_factorials(most)[: most + 1])
+    return values
+
+
+def log_poisson(mean: float, y: int) -> float:
+    """ln P(Y = y), Y ~ Poisson(mean > 0)."""
+    return y * math.log(mean) - mean - float(log_factorials(y)[y])
 
 
 @lru_cache(maxsize=256)
@@ -88,9 +114,7 @@ def subsample_matrix(smaller: int, larger: int) -> Floats:
 
 @lru_cache(maxsize=256)
 def _subsample_matrix(smaller: int, larger: int) -> Floats:
-    x = np.arange(smaller + 1)[:, None]
-    y = np.arange(larger + 1)[None, :]
-    logs = log_comb(smaller, x) + log_comb(larger - smaller, y - x) - log_comb(larger, y)
-    matrix: Floats = np.exp(logs)
+    # The first `smaller` samples are the marked ones, the y holding the answer the ones drawn.
+    matrix = hypergeom_pmf(larger, smaller, np.arange(larger + 1)[None, :], np.arange(smaller + 1)[:, None])
     matrix.setflags(write=False)
     return matrix

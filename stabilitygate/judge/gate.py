@@ -8,8 +8,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from stabilitygate.errors import EXIT_CANNOT_MEASURE, EXIT_FAIL, EXIT_PASS, BadInput
-from stabilitygate.judge.fail_on import FAIL_ON_CHOICES as FAIL_ON_CHOICES  # re-exported: the gate's choices
-from stabilitygate.judge.fail_on import FailOn as FailOn
+from stabilitygate.judge.fail_on import FAIL_ON_CHOICES
 from stabilitygate.results import CaseVerdict
 
 RunVerdict = Literal["pass", "fail", "error"]

@@ -16,7 +16,7 @@ from functools import lru_cache
 import numpy as np
 
 from stabilitygate.judge.case_test import case_test
-from stabilitygate.judge.exact import Floats, drop_p, drop_p_row, log_comb
+from stabilitygate.judge.exact import Floats, binomial_pmf, drop_p, drop_p_row
 from stabilitygate.judge.pool import Pool
 from stabilitygate.judge.stages import CasePath, StageDesign
 from stabilitygate.judge.thresholds import EPSILON
@@ -24,16 +24,6 @@ from stabilitygate.judge.thresholds import EPSILON
 TARGET_POWER = 0.8
 #: The most samples `samples_for_power` looks at: beyond, the plan says "more than".
 MOST_SAMPLES = 10_000
-
-
-def binomial_pmf(n: int, q: float) -> Floats:
-    """P(X = k) for k = 0..n, X ~ Binomial(n, q)."""
-    k = np.arange(n + 1)
-    if q <= 0.0 or q >= 1.0:
-        point: Floats = (k == (0 if q <= 0.0 else n)).astype(float)
-        return point
-    result: Floats = np.exp(log_comb(n, k) + k * np.log(q) + (n - k) * np.log1p(-q))
-    return result
 
 
 @lru_cache(maxsize=1024)

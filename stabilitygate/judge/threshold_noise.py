@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from stabilitygate.judge.baseline import Baseline, BaselineCase
+from stabilitygate.judge.exact import log_poisson, poisson_pmf
 from stabilitygate.judge.thresholds import below
 from stabilitygate.plain import round_float
 from stabilitygate.suite.model import ResolvedCase
@@ -97,8 +98,8 @@ def noisy_thresholds_of(
         return ()
     found: list[NoisyThreshold] = []
     for case in cases:
-        entry = baseline.cases.get(case.id)
-        if entry is not None and entry.hash == case.definition_hash:
+        entry = baseline.entry_for(case)
+        if entry is not None:
             found.extend(noisy_thresholds(case, entry, alpha))
     return tuple(found)
 
@@ -220,26 +221,11 @@ def chance_all_below(n: int, rates: Sequence[float], t: int) -> float:
     if t > n:
         return 1.0
     rest = max(0.0, 1.0 - sum(rates))
-    total = _poisson(n * rest, n)  # the free rest, any count
+    total = poisson_pmf(n * rest, n)  # the free rest, any count
     for rate in rates:
-        total = _convolve(total, _poisson(n * rate, t - 1))[: n + 1]
+        total = _convolve(total, poisson_pmf(n * rate, t - 1))[: n + 1]
     at_n = float(total[n]) if len(total) > n else 0.0
-    return min(1.0, max(0.0, at_n / math.exp(_log_poisson(n, n))))
-
-
-def _poisson(mean: float, most: int) -> np.ndarray:
-    """P(Y = y) for y = 0..most, Y ~ Poisson(mean)."""
-    y = np.arange(most + 1)
-    if mean <= 0:
-        point: np.ndarray = (y == 0).astype(float)
-        return point
-    logs = y * math.log(mean) - mean - np.array([math.lgamma(i + 1) for i in range(most + 1)])
-    values: np.ndarray = np.exp(logs)
-    return values
-
-
-def _log_poisson(mean: float, y: int) -> float:
-    return y * math.log(mean) - mean - math.lgamma(y + 1)
+    return min(1.0, max(0.0, at_n / math.exp(log_poisson(n, n))))
 
 
 def _convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -2,31 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import Counter
 from dataclasses import dataclass
 
-from stabilitygate.judge.agreement import primary_agreement
 from stabilitygate.plain import round_float
 from stabilitygate.results import Agreement, CaseMeasurement
-from stabilitygate.suite.model import ResolvedCase, Thresholds
-
-# `primary_agreement` is re-exported until report/json_report.py reads `CaseVerdict.primary`.
-__all__ = [
-    "EPSILON",
-    "ThresholdCheck",
-    "below",
-    "check_thresholds",
-    "measurement_error",
-    "parsed_count",
-    "primary_agreement",
-]
+from stabilitygate.suite.model import ResolvedCase
 
 #: Shares are compared with this slack so that 9/10 meets min_agreement 0.9 although 0.9 * 10 is
 #: 9.000000000000002 in binary floating point.
 EPSILON = 1e-9
-
-Sentence = Callable[[float, float], str]  # (value, limit) -> words
-
 
 # --- could the case be measured -------------------------------------------------------------------
 
@@ -64,6 +49,59 @@ def _top_error(m: CaseMeasurement) -> str:
 
 # --- thresholds -----------------------------------------------------------------------------------
 
+#: What a rule's `metric` names besides a `Metrics` key: the share of answers that parsed, and the
+#: case's primary agreement metric, whichever it is.
+PARSED, PRIMARY = "parsed", "primary"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One threshold of the suite: its key, the number it bounds, which way, and how to word both.
+
+    The words are templates over the value `v`, the limit `lim` and the case's counts: `n` (successful
+    samples), `count` (round(v * n)), `mode` (the most common completion's count), `parsed`, and the
+    primary agreement's `label` and `agreement` (k/n).
+    """
+
+    name: str  # the suite's key, e.g. "max_unique"
+    metric: str  # a Metrics key, PARSED or PRIMARY
+    at_most: bool  # max_* bounds from above (exact counts); min_* from below (shares, with EPSILON)
+    violation: str
+    met: str
+    why_unmeasured: str
+
+    def violated(self, value: float, limit: float) -> bool:
+        return value > limit if self.at_most else below(value, limit)
+
+
+#: Every threshold, in the order a case's are told: min_parsed first, since when answers do not parse
+#: the other numbers follow from it (docs/design.md §6, "Judging").
+RULES = (
+    Rule("min_parsed", PARSED, False,
+         "{parsed}/{n} answers parsed ({v:.2f}), below min_parsed {lim:.2f}: check the parser against the completions",
+         "parsed {v:.2f} ≥ {lim:.2f}", "no answers were parsed"),
+    Rule("max_unique", "unique_completions", True,
+         "{v:.0f} unique completions of {n} where at most {lim:.0f} are allowed (max_unique)",
+         "unique {v:.0f} ≤ {lim:.0f}", "no completions were measured"),
+    Rule("min_mode_share", "mode_share", False,
+         "the most common completion is {mode}/{n} ({v:.2f}), below min_mode_share {lim:.2f}",
+         "mode share {v:.2f} ≥ {lim:.2f}", "no completions were measured"),
+    Rule("min_agreement", PRIMARY, False, "{label} {agreement} ({v:.2f}), below min_agreement {lim:.2f}",
+         "{label} {v:.2f} ≥ {lim:.2f}", "no agreement metric was measured"),
+    Rule("min_cosine", "cosine_min", False,
+         "the least similar pair of completions has cosine {v:.3f}, below min_cosine {lim:.3f}",
+         "min cosine {v:.3f} ≥ {lim:.3f}", "the semantic layer is off"),
+    Rule("max_semantic_clusters", "semantic_clusters", True,
+         "{v:.0f} distinct meanings (semantic clusters) where at most {lim:.0f} are allowed",
+         "clusters {v:.0f} ≤ {lim:.0f}", "the semantic layer is off"),
+    Rule("min_accuracy", "accuracy", False, "accuracy {count}/{n} ({v:.2f}), below min_accuracy {lim:.2f}",
+         "accuracy {v:.2f} ≥ {lim:.2f}", "the case has no `expected` answer"),
+    Rule("min_schema_valid", "schema_valid_share", False,
+         "{count}/{n} answers ({v:.2f}) meet the schema, below min_schema_valid {lim:.2f}",
+         "schema valid {v:.2f} ≥ {lim:.2f}", "the case has no `schema`"),
+)  # fmt: skip
+RULE = {rule.name: rule for rule in RULES}
+
 
 @dataclass(frozen=True)
 class ThresholdCheck:
@@ -74,19 +112,12 @@ class ThresholdCheck:
 
 @dataclass(frozen=True)
 class Limit:
-    """One threshold set on the case, with the measured value it bounds and how to word both."""
+    """One threshold set on the case, with the measured value it bounds."""
 
-    name: str  # the suite's key, e.g. "max_unique"
+    rule: Rule
     limit: float
     value: float | None  # None: the metric was not measured
-    at_most: bool  # max_* bounds from above (exact counts); min_* from below (shares, with EPSILON)
-    violation: Sentence
-    met: Sentence
-    why_unmeasured: str
     quiet: bool = False  # a default the suite did not set: told only when violated
-
-    def violated(self, value: float) -> bool:
-        return value > self.limit if self.at_most else below(value, self.limit)
 
 
 def below(share: float, limit: float) -> bool:
@@ -95,39 +126,56 @@ def below(share: float, limit: float) -> bool:
 
 
 def check_thresholds(case: ResolvedCase, m: CaseMeasurement, primary: Agreement | None) -> ThresholdCheck:
-    """Every threshold set on the case, in the suite's order: violated, met, or not checked."""
+    """Every threshold set on the case, in the order of RULES: violated, met, or not checked."""
     violations: list[str] = []
     met: list[str] = []
     skipped: list[str] = []
-    for limit in _limits(case, m, primary):
-        if limit.value is None:
-            if not limit.quiet:
-                skipped.append(f"{limit.name} not checked: {limit.why_unmeasured}")
-        elif limit.violated(limit.value):
-            violations.append(limit.violation(limit.value, limit.limit))
-        elif not limit.quiet:
-            met.append(limit.met(limit.value, limit.limit))
+    counts = _counts(m, primary)
+    for found in _limits(case, m, primary):
+        rule, value, limit = found.rule, found.value, found.limit
+        if value is None:
+            if not found.quiet:
+                skipped.append(f"{rule.name} not checked: {rule.why_unmeasured}")
+        elif rule.violated(value, limit):
+            violations.append(rule.violation.format(v=value, lim=limit, count=round(value * m.samples_ok), **counts))
+        elif not found.quiet:
+            met.append(rule.met.format(v=value, lim=limit, **counts))
     return ThresholdCheck(violations, met, skipped)
 
 
 def _limits(case: ResolvedCase, m: CaseMeasurement, primary: Agreement | None) -> list[Limit]:
     """The thresholds the case sets (unset ones are left out), each paired with its metric."""
     t = case.thresholds
-    candidates = [
-        _min_parsed(case, m),  # first: when answers do not parse, the other numbers follow from it
-        _max_unique(t, m),
-        _min_mode_share(t, m),
-        _min_agreement(t, m, primary),
-        _min_cosine(t, m),
-        _max_semantic_clusters(t, m),
-        _min_accuracy(t, m),
-        _min_schema_valid(t, m),
-    ]
-    return [limit for limit in candidates if limit is not None]
+    found = []
+    for rule in RULES:
+        if rule.name == "min_parsed":  # on by default for a case with a parser: one that never matches must fail
+            if case.answer is not None and t.parsed_floor > 0:
+                found.append(Limit(rule, t.parsed_floor, _value(rule, m, primary), quiet=t.min_parsed is None))
+            continue
+        limit = getattr(t, rule.name)
+        if limit is not None:
+            found.append(Limit(rule, float(limit), _value(rule, m, primary)))
+    return found
 
 
-def _measured(m: CaseMeasurement, metric: str) -> float | None:
-    return m.metrics.number(metric)
+def _value(rule: Rule, m: CaseMeasurement, primary: Agreement | None) -> float | None:
+    if rule.metric == PARSED:
+        parsed = parsed_count(m)
+        return None if parsed is None or m.samples_ok == 0 else round_float(parsed / m.samples_ok)
+    if rule.metric == PRIMARY:
+        return m.metrics.number(primary.metric) if primary is not None else None
+    return m.metrics.number(rule.metric)
+
+
+def _counts(m: CaseMeasurement, primary: Agreement | None) -> dict[str, object]:
+    """The counts a rule's words may name besides its value and limit."""
+    return {
+        "n": m.samples_ok,
+        "mode": m.completions[0].count if m.completions else 0,
+        "parsed": parsed_count(m),
+        "label": primary.label if primary is not None else "agreement",
+        "agreement": f"{primary.k}/{primary.n}" if primary is not None else "?",
+    }
 
 
 def parsed_count(m: CaseMeasurement) -> int | None:
@@ -136,133 +184,22 @@ def parsed_count(m: CaseMeasurement) -> int | None:
     return None if failures is None else m.samples_ok - failures
 
 
-def _min_parsed(case: ResolvedCase, m: CaseMeasurement) -> Limit | None:
-    """On by default for a case with a parser: a parser that never matches must fail, never pass."""
+# --- failed already -------------------------------------------------------------------------------
+
+
+def certain_violation(case: ResolvedCase, completions: Counter[str], drawn: int) -> str | None:
+    """Why the case fails a threshold whatever its remaining samples say, after `drawn` samples with
+    these completions (the sampler's early stop); None while it still can pass. Two rules can tell:
+    distinct completions only grow, and the mode share at best gains every remaining sample."""
     t = case.thresholds
-    if case.answer is None or t.parsed_floor <= 0:
-        return None
-    parsed, n = parsed_count(m), m.samples_ok
-    return Limit(
-        "min_parsed",
-        t.parsed_floor,
-        None if parsed is None or n == 0 else round_float(parsed / n),
-        at_most=False,
-        violation=lambda v, lim: (
-            f"{parsed}/{n} answers parsed ({v:.2f}), below min_parsed {lim:.2f}: "
-            "check the parser against the completions"
-        ),
-        met=lambda v, lim: f"parsed {v:.2f} ≥ {lim:.2f}",
-        why_unmeasured="no answers were parsed",
-        quiet=t.min_parsed is None,
-    )
-
-
-def _max_unique(t: Thresholds, m: CaseMeasurement) -> Limit | None:
-    if t.max_unique is None:
-        return None
-    n = m.samples_ok
-    return Limit(
-        "max_unique",
-        float(t.max_unique),
-        _measured(m, "unique_completions"),
-        at_most=True,
-        violation=lambda v, lim: (
-            f"{int(v)} unique completions of {n} where at most {int(lim)} are allowed (max_unique)"
-        ),
-        met=lambda v, lim: f"unique {int(v)} ≤ {int(lim)}",
-        why_unmeasured="no completions were measured",
-    )
-
-
-def _min_mode_share(t: Thresholds, m: CaseMeasurement) -> Limit | None:
-    if t.min_mode_share is None:
-        return None
-    counts = f"{m.completions[0].count if m.completions else 0}/{m.samples_ok}"
-    return Limit(
-        "min_mode_share",
-        t.min_mode_share,
-        _measured(m, "mode_share"),
-        at_most=False,
-        violation=lambda v, lim: f"the most common completion is {counts} ({v:.2f}), below min_mode_share {lim:.2f}",
-        met=lambda v, lim: f"mode share {v:.2f} ≥ {lim:.2f}",
-        why_unmeasured="no completions were measured",
-    )
-
-
-def _min_agreement(t: Thresholds, m: CaseMeasurement, primary: Agreement | None) -> Limit | None:
-    """min_agreement bounds the case's primary agreement metric, whichever it is."""
-    if t.min_agreement is None:
-        return None
-    label = primary.label if primary is not None else "agreement"
-    counts = f"{primary.k}/{primary.n}" if primary is not None else "?"
-    return Limit(
-        "min_agreement",
-        t.min_agreement,
-        _measured(m, primary.metric) if primary is not None else None,
-        at_most=False,
-        violation=lambda v, lim: f"{label} {counts} ({v:.2f}), below min_agreement {lim:.2f}",
-        met=lambda v, lim: f"{label} {v:.2f} ≥ {lim:.2f}",
-        why_unmeasured="no agreement metric was measured",
-    )
-
-
-def _min_cosine(t: Thresholds, m: CaseMeasurement) -> Limit | None:
-    if t.min_cosine is None:
-        return None
-    return Limit(
-        "min_cosine",
-        t.min_cosine,
-        _measured(m, "cosine_min"),
-        at_most=False,
-        violation=lambda v, lim: (
-            f"the least similar pair of completions has cosine {v:.3f}, below min_cosine {lim:.3f}"
-        ),
-        met=lambda v, lim: f"min cosine {v:.3f} ≥ {lim:.3f}",
-        why_unmeasured="the semantic layer is off",
-    )
-
-
-def _max_semantic_clusters(t: Thresholds, m: CaseMeasurement) -> Limit | None:
-    if t.max_semantic_clusters is None:
-        return None
-    return Limit(
-        "max_semantic_clusters",
-        float(t.max_semantic_clusters),
-        _measured(m, "semantic_clusters"),
-        at_most=True,
-        violation=lambda v, lim: f"{int(v)} distinct meanings (semantic clusters) where at most {int(lim)} are allowed",
-        met=lambda v, lim: f"clusters {int(v)} ≤ {int(lim)}",
-        why_unmeasured="the semantic layer is off",
-    )
-
-
-def _min_accuracy(t: Thresholds, m: CaseMeasurement) -> Limit | None:
-    if t.min_accuracy is None:
-        return None
-    n = m.samples_ok
-    return Limit(
-        "min_accuracy",
-        t.min_accuracy,
-        _measured(m, "accuracy"),
-        at_most=False,
-        violation=lambda v, lim: f"accuracy {round(v * n)}/{n} ({v:.2f}), below min_accuracy {lim:.2f}",
-        met=lambda v, lim: f"accuracy {v:.2f} ≥ {lim:.2f}",
-        why_unmeasured="the case has no `expected` answer",
-    )
-
-
-def _min_schema_valid(t: Thresholds, m: CaseMeasurement) -> Limit | None:
-    if t.min_schema_valid is None:
-        return None
-    n = m.samples_ok
-    return Limit(
-        "min_schema_valid",
-        t.min_schema_valid,
-        _measured(m, "schema_valid_share"),
-        at_most=False,
-        violation=lambda v, lim: (
-            f"{round(v * n)}/{n} answers ({v:.2f}) meet the schema, below min_schema_valid {lim:.2f}"
-        ),
-        met=lambda v, lim: f"schema valid {v:.2f} ≥ {lim:.2f}",
-        why_unmeasured="the case has no `schema`",
-    )
+    if t.max_unique is not None and RULE["max_unique"].violated(len(completions), t.max_unique):
+        return f"{len(completions)} distinct completions after {drawn} samples, above max_unique {t.max_unique}"
+    if t.min_mode_share is not None and completions:
+        remaining = max(case.samples - drawn, 0)
+        best = (completions.most_common(1)[0][1] + remaining) / (completions.total() + remaining)
+        if RULE["min_mode_share"].violated(best, t.min_mode_share):
+            return (
+                f"mode share can reach at most {best:.2f} after {drawn} samples, "
+                f"below min_mode_share {t.min_mode_share}"
+            )
+    return None

@@ -10,7 +10,7 @@ from typing import Literal
 
 from stabilitygate.against_baseline import AgainstBaseline, NotCompared, NotComparedStatus
 from stabilitygate.judge.agreement import primary_agreement
-from stabilitygate.judge.baseline import Baseline, BaselineCase
+from stabilitygate.judge.baseline import Baseline
 from stabilitygate.judge.compare import Comparison, SameMeaning, Similarity, compare_case
 from stabilitygate.judge.conclusion import Conclusion, conclude
 from stabilitygate.judge.family import CaseOutcome, CaseTests, run_family, stage_facts
@@ -115,7 +115,7 @@ def _plan(
         error = f"could not measure the meanings: {m.diagnostics.judge_error}"
     if error is not None:
         return _Unmeasured(case, primary, baseline_hash, error)
-    status = _baseline_status(case, baseline, entry)
+    status = _baseline_status(case, baseline)
     comparison = None
     if status == "compared" and entry is not None:
         comparison = compare_case(case, m, entry, primary, similarity=similarity, same_meaning=same_meaning)
@@ -123,14 +123,12 @@ def _plan(
     return _Measured(case, primary, baseline_hash, status, _headline(m, primary), checks, comparison)
 
 
-def _baseline_status(case: ResolvedCase, baseline: Baseline | None, entry: BaselineCase | None) -> BaselineStatus:
+def _baseline_status(case: ResolvedCase, baseline: Baseline | None) -> BaselineStatus:
     if baseline is None:
         return "no_baseline"
-    if entry is None:
+    if case.id not in baseline.cases:
         return "missing"
-    if entry.hash != case.definition_hash:
-        return "changed"
-    return "compared"
+    return "compared" if baseline.entry_for(case) is not None else "changed"
 
 
 def _headline(m: CaseMeasurement, primary: Agreement | None) -> str:

@@ -29,7 +29,9 @@ import numpy as np
 from stabilitygate.errors import BadInput, CannotMeasure
 from stabilitygate.measure.embedding_cache import EmbeddingCache, model_key, resolve_cache_dir
 from stabilitygate.measure.embedding_worker import LOAD_WAIT_S, BackgroundLoad, Prefetch, Worker
-from stabilitygate.measure.onnx_backend import DEFAULT_MODEL, ExportManifest, OnnxEncoder, export_dir, read_manifest
+from stabilitygate.measure.export_manifest import ExportManifest, read_manifest
+from stabilitygate.measure.model_files import DEFAULT_MODEL
+from stabilitygate.measure.onnx_backend import OnnxEncoder, export_dir, load_tokenizer
 from stabilitygate.measure.semantic import unit_rows
 from stabilitygate.measure.sentence_transformers_backend import (
     SentenceTransformersBackend,
@@ -207,8 +209,6 @@ class Embedder:
         tokenizer_file = self._path / "tokenizer.json"
         if tokenizer_file.is_file():
             # The `tokenizers` library reads the model's own tokenizer without importing torch.
-            from stabilitygate.measure.onnx_backend import load_tokenizer
-
             fast = load_tokenizer(tokenizer_file, max_length=None)
             return lambda text: len(fast.encode(text).ids)
         return word_piece_counter(self._name, self._path)

@@ -21,14 +21,14 @@ import threading
 from pathlib import Path
 
 from stabilitygate.errors import CannotMeasure
+from stabilitygate.measure.export_manifest import CHECKED_FILES, read_manifest
 from stabilitygate.measure.model_files import DEFAULT_MODEL, MODEL_FILES_PIECE, PINNED, models_cache_root, not_installed
-from stabilitygate.measure.onnx_backend import CHECKED_FILES, read_manifest
 from stabilitygate.measure.onnx_graph import ONNX_PIECE
 
 log = logging.getLogger("stabilitygate")
 
 _LOCK_TIMEOUT_S = 600.0  # a first run builds in ~2 s; a lock held this long belongs to a stuck process
-_BUILDER_MODULES = ("onnx_graph.py", "onnx_gelu.py", "onnx_export.py", "model_files.py")
+_BUILDER_MODULES = ("onnx_graph.py", "onnx_gelu.py", "onnx_export.py", "export_manifest.py", "model_files.py")
 _fallbacks: dict[Path, Path] = {}
 _fallbacks_lock = threading.Lock()
 

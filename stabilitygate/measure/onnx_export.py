@@ -24,6 +24,7 @@ from pathlib import Path
 
 from stabilitygate.atomic import write_text_atomic
 from stabilitygate.errors import BadInput, CannotMeasure
+from stabilitygate.measure.export_manifest import EXPORT_FORMAT, INPUT_NAMES, MANIFEST_NAME, ONNX_NAME, read_manifest
 from stabilitygate.measure.model_files import (
     DEFAULT_MODEL,
     PINNED,
@@ -34,13 +35,7 @@ from stabilitygate.measure.model_files import (
     not_installed,
     package_model_dir,
 )
-from stabilitygate.measure.onnx_backend import (
-    EXPORT_FORMAT,
-    INPUT_NAMES,
-    MANIFEST_NAME,
-    ONNX_NAME,
-    read_manifest,
-)
+from stabilitygate.measure.onnx_graph import write_graph
 
 MAX_SEQ_LENGTH = 256  # sentence_bert_config.json of the model
 DIMENSION = 384
@@ -96,8 +91,6 @@ def _write_manifest(directory: Path, weights: list[str]) -> None:
 
 def write_export(out_dir: Path, source: Path, *, link: bool) -> None:
     """Write the export of the model files in `source` (checked against their pins) into out_dir."""
-    from stabilitygate.measure.onnx_graph import write_graph
-
     check_pinned(source)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from stabilitygate.errors import BadInput, CannotMeasure
-from stabilitygate.measure.onnx_backend import DEFAULT_MODEL
+from stabilitygate.measure.model_files import DEFAULT_MODEL
 
 _MODEL_DIR_MARKERS = ("modules.json", "config_sentence_transformers.json", "config.json")
 _OTHER_MODEL_HINT = "pip install 'llm-stability-gate[semantic]' (sentence-transformers and torch)"

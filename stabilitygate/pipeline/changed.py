@@ -55,10 +55,7 @@ def select_changed(
 
 
 def _unchanged_entry(case: ResolvedCase, baseline: Baseline) -> BaselineCase | None:
-    entry = baseline.cases.get(case.id)
-    if entry is None or entry.hash != case.definition_hash or case.provider.type in ALWAYS_CHANGED:
-        return None
-    return entry
+    return None if case.provider.type in ALWAYS_CHANGED else baseline.entry_for(case)
 
 
 def pick_canaries(case_ids: Sequence[str], count: int, commit: str) -> list[str]:

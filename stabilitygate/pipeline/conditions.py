@@ -58,12 +58,13 @@ def conditions_facts(
 ) -> ConditionsFacts:
     """The report's `run.conditions`: each case's, what differs from its baseline entry (same definition
     hash, conditions recorded), and the suggestion a different concurrency supports."""
-    hashes = {c.id: c.definition_hash for c in cases}
+    by_id = {c.id: c for c in cases}
     differ: dict[str, tuple[str, ...]] = {}
     advice: dict[str, str] = {}
     for result in results:
-        entry = baseline.cases.get(result.id) if baseline is not None else None
-        if entry is None or entry.hash != hashes.get(result.id):
+        case = by_id.get(result.id)
+        entry = baseline.entry_for(case) if baseline is not None and case is not None else None
+        if entry is None:
             continue
         said = differences(entry.conditions, conditions.get(result.id))
         if not said:
@@ -80,8 +81,8 @@ def endpoint_host(provider: ProviderConfig) -> str | None:
     """The host (and port) the provider sends to, never its user or password; None without an endpoint."""
     if provider.type == "local":
         return IN_PROCESS
-    url = getattr(provider, "base_url", None) or getattr(provider, "url", None)
-    if not isinstance(url, str):
+    url = provider.endpoint()
+    if url is None:
         return None
     try:
         parts = urlsplit(url)

@@ -12,7 +12,6 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from stabilitygate.conditions import Conditions
 from stabilitygate.errors import EXIT_CANNOT_MEASURE, EXIT_FAIL, EXIT_PASS, BadInput
@@ -29,13 +28,15 @@ from stabilitygate.judge.baseline import (
 )
 from stabilitygate.judge.checks import draws_more
 from stabilitygate.judge.compare import Similarity
-from stabilitygate.judge.gate import FailOn, exit_code, run_verdict, verdict_counts
+from stabilitygate.judge.fail_on import FailOn
+from stabilitygate.judge.gate import exit_code, run_verdict, verdict_counts
 from stabilitygate.judge.stages import StageDesign
 from stabilitygate.judge.threshold_noise import noisy_thresholds_of
 from stabilitygate.judge.variants import MeasuredVariant
 from stabilitygate.judge.verdicts import judge_cases
 from stabilitygate.judge.wording import update_hint
 from stabilitygate.measure.case import measure_case
+from stabilitygate.measure.embedder import Embedder, embedding_info, similarity
 from stabilitygate.measure.meaning import JudgmentLookup
 from stabilitygate.measure.summary import suite_summary
 from stabilitygate.pipeline.changed import baseline_measurement, unchanged_result
@@ -44,7 +45,7 @@ from stabilitygate.pipeline.judge_results import judge_facts, with_judge_cost, w
 from stabilitygate.pipeline.meanings import JudgingSteps, Meanings
 from stabilitygate.pipeline.options import default_baseline_path
 from stabilitygate.pipeline.remedies import RemedyInputs, with_remedies
-from stabilitygate.pipeline.stages import GoesOn, compared_entry, designs_of, held_so_far, read_stages
+from stabilitygate.pipeline.stages import GoesOn, designs_of, held_so_far, read_stages
 from stabilitygate.providers import fingerprint_note
 from stabilitygate.report.json_report import build_report
 from stabilitygate.report.model import BaselineFacts, EmbeddingFacts, Report, RunFacts, SamplingFacts, SuiteRef
@@ -52,9 +53,6 @@ from stabilitygate.results import CaseMeasurement, CaseVerdict
 from stabilitygate.samples import Sample
 from stabilitygate.suite.load import LoadedSuite
 from stabilitygate.suite.model import ResolvedCase
-
-if TYPE_CHECKING:
-    from stabilitygate.measure.embedder import Embedder
 
 
 @dataclass(frozen=True)
@@ -314,8 +312,6 @@ def make_embedder(loaded: LoadedSuite, cache_dir: str | None = None) -> Embedder
     settings = loaded.suite.embedding
     if not settings.enabled:
         return None
-    from stabilitygate.measure.embedder import Embedder
-
     try:
         return Embedder(settings.model, batch_size=settings.batch_size, cache_dir=cache_dir)
     except BadInput as exc:
@@ -328,8 +324,6 @@ def make_embedder(loaded: LoadedSuite, cache_dir: str | None = None) -> Embedder
 def embedding_facts(embedder: Embedder | None) -> EmbeddingFacts | None:
     if embedder is None:
         return None
-    from stabilitygate.measure.embedder import embedding_info
-
     info = embedding_info(embedder)
     return EmbeddingFacts(
         model=info["model"],
@@ -357,7 +351,7 @@ def stage_checks(baseline: Baseline | None, embedder: Embedder | None, judging: 
         similarity = _similarity(embedder)
         chosen = set()
         for case, m in zip(cases, measured, strict=True):
-            entry = compared_entry(case, baseline)
+            entry = baseline.entry_for(case) if baseline is not None else None
             if entry is None or (meanings is not None and case.id in meanings.failed) or m.diagnostics.judge_error:
                 continue  # nothing to compare, or its meanings cannot be measured: it draws no more
             design, check = designs[case.id], held[case.id]
@@ -371,7 +365,6 @@ def stage_checks(baseline: Baseline | None, embedder: Embedder | None, judging: 
 def _similarity(embedder: Embedder | None) -> Similarity | None:
     if embedder is None:
         return None
-    from stabilitygate.measure.embedder import similarity
 
     def cosine(a: str, b: str) -> float:
         return similarity(embedder, a, b)

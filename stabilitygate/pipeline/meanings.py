@@ -21,7 +21,6 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TypeVar
 
-from stabilitygate.equivalence import judge_identity
 from stabilitygate.judge.baseline import Baseline, BaselineCase
 from stabilitygate.measure.agreement import ranked
 from stabilitygate.measure.case import distinct_texts
@@ -120,7 +119,7 @@ async def _closing(session: JudgeSession, work: Awaitable[T]) -> T:
 
 def case_judge_key(case: ResolvedCase) -> str:
     assert case.judge is not None
-    return judge_key(judge_identity(case.judge), [m.model_dump() for m in case.messages])
+    return judge_key(case.judge.identity(), [m.model_dump() for m in case.messages])
 
 
 def drift_steps(modal_before: str | None, before: Sequence[str], now: Sequence[str]) -> Generator[Pair, bool, None]:
@@ -191,7 +190,8 @@ def judge_meanings(
         meanings.cases[case.id], meanings.keys[case.id] = case, case_judge_key(case)
         counts = distinct_texts(by_case.get(case.id, []))
         if counts:
-            work.append(_judge_case(meanings, case, counts, _entry(baseline, case)))
+            entry = baseline.entry_for(case) if baseline is not None else None
+            work.append(_judge_case(meanings, case, counts, entry))
 
     async def judge_all() -> None:
         await asyncio.gather(*work)
@@ -207,11 +207,6 @@ def judge_meanings(
             if case.id not in meanings.costs or case.id in meanings.failed:
                 meanings.failed[case.id] = "the run was interrupted while the judge was being asked"
     return meanings.frozen()
-
-
-def _entry(baseline: Baseline | None, case: ResolvedCase) -> BaselineCase | None:
-    entry = baseline.cases.get(case.id) if baseline is not None else None
-    return entry if entry is not None and entry.hash == case.definition_hash else None
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from stabilitygate.errors import BadInput
 
 
 @dataclass(frozen=True)
@@ -12,6 +15,15 @@ class Shard:
 
     index: int  # K
     count: int  # N
+
+    @classmethod
+    def parse(cls, text: str, *, name: str) -> Shard:
+        """`K/N` with 1 <= K <= N, spaces allowed around the numbers; else BadInput naming `name` (the
+        flag, the input or the report field it came from)."""
+        match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
+        if not match or not 1 <= int(match[1]) <= int(match[2]):
+            raise BadInput(f"{name}: expected K/N with 1 <= K <= N, such as 2/3, got {text!r}")
+        return cls(int(match[1]), int(match[2]))
 
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"

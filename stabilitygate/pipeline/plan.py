@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from stabilitygate.cases import load_suite
 from stabilitygate.judge.baseline import Baseline, BaselineCase, check_suite_name, read_baseline
 from stabilitygate.judge.discrete import bonferroni_level
 from stabilitygate.judge.power import MOST_SAMPLES, TARGET_POWER, detectable_drop, expected_requests, samples_for_power
@@ -113,8 +114,6 @@ def plan_suite(
     accept_baseline_suite: str | None = None,
 ) -> Plan:
     """The library's `plan`: load the suite and its baseline (default: SUITE with .baseline.json), spend nothing."""
-    from stabilitygate.cases import load_suite
-
     loaded = load_suite(suite)
     path = Path(baseline) if baseline is not None else default_baseline_path(Path(loaded.path))
     recorded = read_baseline(path)
@@ -140,7 +139,7 @@ def plan_run(
     cases = loaded.resolved_cases()
     if samples is not None and not update_baseline:
         cases = [c.model_copy(update={"samples": samples}) for c in cases]
-    entries = [_entry(baseline, c) for c in cases]
+    entries = [baseline.entry_for(c) if baseline is not None else None for c in cases]
     counts = [_baseline_counts(c, e, update_baseline, samples) for c, e in zip(cases, entries, strict=True)]
     designs = [design_for(c, n) for c, (_, n, _) in zip(cases, counts, strict=True)]  # the pull requests' design
     level = bonferroni_level(regression.alpha, len(cases))
@@ -174,11 +173,6 @@ def _case_plan(
         detectable_drop=detectable_drop(k, n, design, level, min_drop),
         samples_for_min_drop=samples_for_power(k, n, level, min_drop),
     )
-
-
-def _entry(baseline: Baseline | None, case: ResolvedCase) -> BaselineCase | None:
-    entry = baseline.cases.get(case.id) if baseline is not None else None
-    return entry if entry is not None and entry.hash == case.definition_hash else None
 
 
 def _baseline_counts(

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from stabilitygate.judge.thresholds import certain_violation
 from stabilitygate.pipeline.options import Shard
 from stabilitygate.providers import make_provider
 from stabilitygate.providers.interface import Provider, ProviderError
@@ -247,20 +248,7 @@ def early_stop_rule(cases: Sequence[ResolvedCase]) -> Callable[[str, Sequence[Sa
     by_id = {c.id: c for c in cases}
 
     def should_stop(case_id: str, taken: Sequence[Sample]) -> str | None:
-        case = by_id[case_id]
-        limits = case.thresholds
-        texts = Counter(s.text for s in taken if s.text is not None)
-        if limits.max_unique is not None and len(texts) > limits.max_unique:
-            return f"{len(texts)} distinct completions after {len(taken)} samples, above max_unique {limits.max_unique}"
-        if limits.min_mode_share is not None and texts:
-            remaining = max(case.samples - len(taken), 0)
-            top = texts.most_common(1)[0][1]
-            best = (top + remaining) / (sum(texts.values()) + remaining)
-            if best < limits.min_mode_share:
-                return (
-                    f"mode share can reach at most {best:.2f} after {len(taken)} samples, "
-                    f"below min_mode_share {limits.min_mode_share}"
-                )
-        return None
+        completions = Counter(s.text for s in taken if s.text is not None)
+        return certain_violation(by_id[case_id], completions, len(taken))
 
     return should_stop

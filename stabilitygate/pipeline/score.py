@@ -9,7 +9,6 @@ from pathlib import Path, PurePath
 
 from stabilitygate.errors import BadInput, CannotMeasure
 from stabilitygate.pipeline.options import Shard
-from stabilitygate.pipeline.select import parse_shard
 from stabilitygate.report.model import Report, SamplingFacts
 from stabilitygate.samples import Sample
 from stabilitygate.sampling.samples_file import read_samples
@@ -109,7 +108,7 @@ def _shards_by_label(reports: Sequence[tuple[str, Report]]) -> dict[Shard, list[
                 "the report of a whole run, not of a shard: `merge` joins `run --shard K/N` reports", path=path
             )
         try:
-            shards[parse_shard(label)].append(path)
+            shards[Shard.parse(label, name="shard")].append(path)
         except BadInput as exc:
             raise BadInput(f"unreadable shard {label!r} in the report", path=path) from exc
     return shards

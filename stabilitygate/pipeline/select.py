@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from stabilitygate.errors import BadInput
 from stabilitygate.pipeline.options import Shard
 from stabilitygate.suite.model import ResolvedCase
-
-
-def parse_shard(text: str) -> Shard:
-    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
-    if not match:
-        raise BadInput(f"--shard expects K/N such as 2/3, got {text!r}")
-    index, count = int(match[1]), int(match[2])
-    if not 1 <= index <= count:
-        raise BadInput(f"--shard {text}: K must be between 1 and N")
-    return Shard(index, count)
 
 
 def select_cases(

@@ -37,15 +37,9 @@ class Staged:
     facts: SamplingFacts
 
 
-def compared_entry(case: ResolvedCase, baseline: Baseline | None) -> BaselineCase | None:
-    entry = baseline.cases.get(case.id) if baseline is not None else None
-    return entry if entry is not None and entry.hash == case.definition_hash else None
-
-
 def designs_of(cases: Sequence[ResolvedCase], baseline: Baseline | None) -> dict[str, StageDesign]:
     """Each case's design: adaptive when it is compared with its baseline."""
-    entries = {c.id: compared_entry(c, baseline) for c in cases}
-    return {c.id: design_for(c, _samples(entries[c.id])) for c in cases}
+    return {c.id: design_for(c, _samples(baseline.entry_for(c) if baseline is not None else None)) for c in cases}
 
 
 def _samples(entry: BaselineCase | None) -> int | None:
@@ -78,7 +72,8 @@ def _for_sampler(case: ResolvedCase, n: int, baseline: Baseline | None) -> Resol
     early stop reads (docs/design.md §6, "Stages": a compared case's samples are its design's)."""
     update: dict[str, object] = {} if n == case.samples else {"samples": n}
     limits = case.thresholds
-    if compared_entry(case, baseline) is not None and (limits.max_unique or limits.min_mode_share):
+    compared = baseline is not None and baseline.entry_for(case) is not None
+    if compared and (limits.max_unique or limits.min_mode_share):
         update["thresholds"] = limits.model_copy(update={"max_unique": None, "min_mode_share": None})
     return case.model_copy(update=update) if update else case
 

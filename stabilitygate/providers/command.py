@@ -18,7 +18,7 @@ import os
 import shlex
 import signal
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import Field, field_validator
 
@@ -32,6 +32,7 @@ from stabilitygate.providers.interface import (
     Request,
 )
 from stabilitygate.secrets import Secrets, environment_secrets
+from stabilitygate.suite.model import ADDRESS, Implied
 
 MAX_STDOUT_BYTES = 8 * 1024 * 1024
 STDERR_TAIL_BYTES = 64 * 1024
@@ -41,6 +42,8 @@ WITHHELD_PREFIXES = ("INPUT_", "ACTIONS_")
 EX_TEMPFAIL = 75  # sysexits.h: "try again later", the one exit status worth retrying
 REAP_WAIT_S = 5.0
 _CHUNK = 64 * 1024
+#: How a config that names no `input` hands the prompt over.
+DEFAULT_INPUT = "stdin"
 
 Sleep = Callable[[float], Awaitable[None]]
 _T = TypeVar("_T")
@@ -55,11 +58,13 @@ class CommandConfig(KeyedConfig):
 
     type: Literal["command"]
     command: list[str] | str = Field(description="command: argv list, or a string with shell")
-    shell: bool | None = Field(None, description="command: run through the shell (off by default)")
-    input: Literal["stdin", "json"] | None = Field(
+    shell: Annotated[bool | None, Implied(False)] = Field(
+        None, description="command: run through the shell (off by default)"
+    )
+    input: Annotated[Literal["stdin", "json"] | None, Implied(DEFAULT_INPUT)] = Field(
         None, description="command: the prompt as text on stdin, or the request as JSON"
     )
-    pass_env: list[str] | None = Field(
+    pass_env: Annotated[list[str] | None, ADDRESS] = Field(
         None,
         description="command: runner variables (INPUT_*, ACTIONS_*) the program may see; the others are withheld",
     )
@@ -91,7 +96,7 @@ class CommandProvider(Provider):
         sleep: Sleep = asyncio.sleep,
     ) -> None:
         self._argv, self._shell = _command_of(config)
-        self._input = config.input or "stdin"
+        self._input = config.input or DEFAULT_INPUT
         given = dict(os.environ if environ is None else environ)
         self._environ = child_environment(given, config.pass_env or ())
         self._timeout_s = timeout_s

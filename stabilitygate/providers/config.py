@@ -14,7 +14,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, Field, field_validator
 
 from stabilitygate.errors import BadInput
-from stabilitygate.suite.model import ProviderConfig
+from stabilitygate.suite.model import ADDRESS, ProviderConfig
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _VARIABLE_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
@@ -39,7 +39,9 @@ HttpUrl = Annotated[str, AfterValidator(check_http_url)]
 class KeyedConfig(ProviderConfig):
     """A provider that may read an API key from the environment."""
 
-    api_key_env: str | None = Field(None, pattern=_VARIABLE_NAME, description="NAME of the variable holding the key")
+    api_key_env: Annotated[str | None, ADDRESS] = Field(
+        None, pattern=_VARIABLE_NAME, description="NAME of the variable holding the key"
+    )
 
     @field_validator("api_key_env", mode="before")
     @classmethod
@@ -57,13 +59,18 @@ class KeyedConfig(ProviderConfig):
 class HeaderedConfig(KeyedConfig):
     """A provider that sends HTTP headers of the suite's choosing."""
 
-    headers: dict[str, str] | None = Field(None, description="Extra HTTP headers (values may use ${VAR})")
+    headers: Annotated[dict[str, str] | None, ADDRESS] = Field(
+        None, description="Extra HTTP headers (values may use ${VAR})"
+    )
 
 
 class EndpointConfig(HeaderedConfig):
     """A provider speaking a vendor's API at a root URL that has a default."""
 
-    base_url: HttpUrl | None = Field(None, description="API root, e.g. https://api.openai.com/v1")
+    base_url: Annotated[HttpUrl | None, ADDRESS] = Field(None, description="API root, e.g. https://api.openai.com/v1")
+
+    def endpoint(self) -> str | None:
+        return self.base_url
 
 
 def header_variables(headers: Mapping[str, str]) -> set[str]:

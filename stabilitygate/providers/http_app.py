@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import httpx
 from pydantic import Field, field_validator
@@ -36,7 +36,7 @@ from stabilitygate.providers.interface import (
     Request,
 )
 from stabilitygate.secrets import environment_secrets, redact
-from stabilitygate.suite.model import ProviderConfig
+from stabilitygate.suite.model import ADDRESS, Implied, ProviderConfig
 
 #: Used when the suite gives no `body`: everything the request has, under plain names.
 DEFAULT_BODY = (
@@ -48,16 +48,23 @@ DEFAULT_BODY = (
 REQUEST_VARIABLES = ("api_key", "idempotency_key", "case_id", "sample_index")
 #: What `api_key` holds when a body is rendered to check it, before any key is read.
 KEY_STAND_IN = "api-key-stand-in"
+#: The method of a config that names none.
+DEFAULT_METHOD = "POST"
 
 
 class HttpAppConfig(HeaderedConfig):
     """`type: http`: the team's own application."""
 
     type: Literal["http"]
-    url: HttpUrl = Field(min_length=1, description="http: the endpoint to call")
-    method: Literal["GET", "POST", "PUT", "PATCH"] | None = Field(None, description="http: the method")
+    url: Annotated[HttpUrl, ADDRESS] = Field(min_length=1, description="http: the endpoint to call")
+    method: Annotated[Literal["GET", "POST", "PUT", "PATCH"] | None, Implied(DEFAULT_METHOD)] = Field(
+        None, description="http: the method"
+    )
     body: str | None = Field(None, description="http: a jinja2 template of the JSON body")
     completion_pointer: str | None = Field(None, description="http: RFC 6901 pointer to the completion in the response")
+
+    def endpoint(self) -> str | None:
+        return self.url
 
     @field_validator("completion_pointer")
     @classmethod
@@ -86,7 +93,9 @@ class HttpAppProvider(Provider):
             template = BodyTemplate(config.body or DEFAULT_BODY)
             api_key = KEY_STAND_IN if config.api_key_env else None
             variables = request_variables(request, config.model, api_key)
-            _for_method(template.render(variables, limit_s=limit_for(timeout_s)), config.method or "POST", config.url)
+            _for_method(
+                template.render(variables, limit_s=limit_for(timeout_s)), config.method or DEFAULT_METHOD, config.url
+            )
         except (BadInput, TemplateProblem) as exc:
             return str(exc)
         return None
@@ -96,7 +105,7 @@ class HttpAppProvider(Provider):
     ) -> None:
         env = os.environ if environ is None else environ
         self._url = config.url
-        self._method = config.method or "POST"
+        self._method = config.method or DEFAULT_METHOD
         self._model = config.model
         self._pointer = config.completion_pointer or ""
         self._api_key: str | None = None

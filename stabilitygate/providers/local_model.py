@@ -13,6 +13,7 @@ import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -145,8 +146,6 @@ def _load_uncached(source: ModelSource) -> LoadedModel:
 @contextlib.contextmanager
 def _quiet_loading() -> Iterator[None]:
     """Silence the loading progress bars, which would flood CI logs, without touching stderr itself."""
-    from functools import partial
-
     # Any, as above: transformers' own annotations differ from what an absent package gives mypy.
     gguf_utils: Any = importlib.import_module("transformers.modeling_gguf_pytorch_utils")
     tf_logging: Any = importlib.import_module("transformers.utils.logging")

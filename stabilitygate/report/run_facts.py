@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pydantic.json_schema import SkipJsonSchema
 
 from stabilitygate.conditions import Conditions
-from stabilitygate.judge.gate import FailOn
+from stabilitygate.judge.fail_on import FailOn
 from stabilitygate.judge.threshold_noise import NoisyThreshold
 from stabilitygate.report.judge_facts import JudgeFacts
 from stabilitygate.typed_json import Count, Flag, not_written, omitted_when_default

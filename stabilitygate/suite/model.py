@@ -10,6 +10,7 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -45,6 +46,27 @@ VariantName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_
 DEFAULT_PROVIDER_TYPE = "openai"
 
 
+class _Address:
+    """The mark of a provider key that says where the provider is or what it may read, not what it answers."""
+
+
+#: `Annotated[..., ADDRESS]` on a config key keeps it out of the provider's identity (`ProviderConfig.identity`).
+ADDRESS = _Address()
+
+
+@dataclass(frozen=True)
+class Implied:
+    """`Annotated[..., Implied(value)]`: the provider reads the key unset as `value`, so writing that
+    value out is the same provider, and the key enters the identity only with another value."""
+
+    value: object
+
+
+#: Keys in every identity, None where the type has none: the definition hashes of existing baselines
+#: were computed so, when every config had every key (docs/design.md §4, "The suite file").
+ALWAYS_NAMED = ("body", "command", "completion_pointer")
+
+
 class ProviderConfig(Strict):
     """What every provider's config has. Each provider type declares a subclass with its own keys
     (its `config_model`); the registry picks it by `type` (stabilitygate.providers.registry)."""
@@ -57,6 +79,32 @@ class ProviderConfig(Strict):
     @classmethod
     def _params_are_json(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
         return plain_json_params(value)
+
+    def identity(self) -> dict[str, Any]:
+        """What decides this provider's answers: its type, model and params, and every key its type
+        adds that is set (to other than its `Implied` value), without the keys marked `ADDRESS`. The
+        definition hash and the judgment key are made of it, so a plugin's keys count like a built-in's."""
+        own = {
+            name: value
+            for name, value in self.model_dump(mode="json", exclude_none=True).items()
+            if name not in ("type", "model", "params") and not self._outside_identity(name, value)
+        }
+        return {
+            "type": self.type,
+            "model": self.model,
+            "params": self.params or {},
+            **dict.fromkeys(ALWAYS_NAMED),
+            **own,
+        }
+
+    @classmethod
+    def _outside_identity(cls, name: str, value: object) -> bool:
+        marks = cls.model_fields[name].metadata
+        return ADDRESS in marks or any(isinstance(m, Implied) and m.value == value for m in marks)
+
+    def endpoint(self) -> str | None:
+        """The URL the provider sends its requests to; None for a provider that sends none."""
+        return None
 
     @staticmethod
     def merged(default: Mapping[str, Any], override: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -435,21 +483,14 @@ class ResolvedCase(BaseModel):
 
     @property
     def definition_hash(self) -> str:
-        """Hash of what defines the case: messages, provider, model, params, parser (not thresholds)."""
-        p = self.provider
-        # The endpoint's address is left out on purpose: a baseline recorded against localhost must
-        # still compare in CI, where the same server answers at another host name.
+        """Hash of what defines the case: messages, the provider's identity, parser (not thresholds)."""
+        # The provider's identity has no address: a baseline recorded against localhost must still
+        # compare in CI, where the same server answers at another host name.
+        provider = self.provider.identity()
         material = {
             "messages": [m.model_dump() for m in self.messages],
-            "provider": {
-                "type": p.type,
-                "model": p.model,
-                # Keys of some types only: None for the others, as when every config had every key.
-                "body": getattr(p, "body", None),
-                "command": getattr(p, "command", None),
-                "completion_pointer": getattr(p, "completion_pointer", None),
-            },
-            "params": p.params or {},
+            "provider": {key: value for key, value in provider.items() if key != "params"},
+            "params": provider["params"],  # beside the provider, where the first hashes had it
             "parser": self.answer.model_dump(by_alias=True, exclude_none=True) if self.answer else None,
         }
         blob = json.dumps(material, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)

@@ -273,3 +273,10 @@ def test_the_verdicts_primary_agreement_is_what_is_recorded() -> None:
     assert baseline_from_run(cases, runs, "demo", verdicts=told).cases["one"].primary == Agreement(
         "parsed_agreement", 3, 13
     )
+
+
+def test_the_entry_for_a_case_is_its_own_while_its_definition_holds() -> None:
+    recorded = sample_baseline()
+    assert recorded.entry_for(case("one")) == recorded.cases["one"]
+    assert recorded.entry_for(case("one", prompt="edited")) is None  # the case changed since
+    assert recorded.entry_for(case("three")) is None  # never recorded

@@ -1,4 +1,5 @@
-"""judge/exact.py against scipy: hypergeometric tails, log-binomials and the stages' subsampling."""
+"""judge/exact.py against scipy: hypergeometric tails, log-binomials, the stages' subsampling, and the
+binomial and Poisson laws of the power and the thresholds' noise."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from scipy.stats import hypergeom
+from scipy.stats import binom, hypergeom, poisson
 
 from stabilitygate.judge import exact
 
@@ -46,3 +47,22 @@ def test_subsampling_is_hypergeometric(smaller: int, larger: int) -> None:
     for y in range(larger + 1):
         expected = hypergeom.pmf(np.arange(smaller + 1), larger, y, smaller)
         assert np.allclose(matrix[:, y], expected, atol=1e-12)
+
+
+@pytest.mark.parametrize(("n", "q"), [(0, 0.3), (1, 0.5), (20, 0.9), (200, 0.013), (7, 0.0), (7, 1.0)])
+def test_the_binomial_is_scipys(n: int, q: float) -> None:
+    assert np.allclose(exact.binomial_pmf(n, q), binom.pmf(np.arange(n + 1), n, q), rtol=1e-10, atol=1e-300)
+
+
+@pytest.mark.parametrize(("mean", "most"), [(0.0, 5), (0.5, 10), (12.0, 40), (3000.0, 3500)])
+def test_the_poisson_is_scipys(mean: float, most: int) -> None:
+    assert np.allclose(exact.poisson_pmf(mean, most), poisson.pmf(np.arange(most + 1), mean), rtol=1e-9, atol=1e-300)
+    if mean > 0:
+        assert exact.log_poisson(mean, most) == pytest.approx(float(poisson.logpmf(most, mean)), rel=1e-12)
+
+
+def test_the_hypergeometric_takes_many_draws_at_once() -> None:
+    draws = np.arange(11)[None, :]
+    table = exact.hypergeom_pmf(10, 4, draws, np.arange(5)[:, None])
+    for drawn in range(11):
+        assert np.allclose(table[:, drawn], hypergeom.pmf(np.arange(5), 10, 4, drawn), atol=1e-14)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from stabilitygate.judge.power import binomial_pmf, power
+from stabilitygate.judge.exact import binomial_pmf
+from stabilitygate.judge.power import power
 from stabilitygate.judge.stages import CHECK_STOP_P, LOOK_STOP_P, StageDesign, design_for, goes_on, path_of
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from stabilitygate.judge.agreement import primary_agreement
-from stabilitygate.judge.thresholds import ThresholdCheck, check_thresholds, measurement_error
+from stabilitygate.judge.thresholds import ThresholdCheck, certain_violation, check_thresholds, measurement_error
 from stabilitygate.results import Agreement, CaseMeasurement
 from stabilitygate.suite.model import AnswerSpec, Message, ProviderConfig, ResolvedCase, Thresholds
 from tests.support.typed import typed
@@ -176,3 +176,32 @@ def test_min_parsed_is_silent_on_a_case_without_a_parser() -> None:
     m = unparsed(0, 10)
     assert check(case(parser=False), m) == ThresholdCheck([], [], [])
     assert check(case(parser=False, min_parsed=0.5), m) == ThresholdCheck([], [], [])
+
+
+def completions(*texts: str) -> Counter[str]:
+    return Counter(texts)
+
+
+def test_a_case_past_max_unique_has_failed_whatever_comes_next() -> None:
+    c = case(parser=False, max_unique=2)
+    assert certain_violation(c, completions("a", "b"), 2) is None
+    said = certain_violation(c, completions("a", "b", "c"), 3)
+    assert said == "3 distinct completions after 3 samples, above max_unique 2"
+    # The judge says the same of the finished case: the rule is the thresholds' own.
+    assert check(c, measured(["a", "b", "c", "a"])).violations[0].startswith("3 unique completions of 4")
+
+
+def test_a_mode_share_that_cannot_reach_min_mode_share_has_failed() -> None:
+    c = case(parser=False, samples=10, min_mode_share=0.7)
+    # 4 drawn, 1 of each: the best left is (1 + 6) / 10 = 0.7, which meets the threshold: go on.
+    assert certain_violation(c, completions("a", "b", "c", "d"), 4) is None
+    said = certain_violation(c, completions("a", "b", "c", "d", "e"), 5)
+    assert said == "mode share can reach at most 0.60 after 5 samples, below min_mode_share 0.7"
+    assert certain_violation(c, completions(), 3) is None  # nothing succeeded yet: nothing is known
+
+
+def test_the_early_stop_counts_shares_with_the_judges_slack() -> None:
+    # 0.1 + 0.2 is 0.30000000000000004: a mode share of exactly 3/10 meets it, now and at the end.
+    c = case(parser=False, samples=10, min_mode_share=0.1 + 0.2)
+    assert certain_violation(c, completions("a", "b", "c", "d", "e", "f", "g", "h"), 8) is None
+    assert check(c, measured(["a"] * 3 + list("bcdefgh"))).violations == []

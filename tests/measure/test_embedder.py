@@ -20,7 +20,8 @@ from stabilitygate.errors import BadInput, CannotMeasure
 from stabilitygate.measure.case import measure_case
 from stabilitygate.measure.embedder import Embedder, embedding_info, similarity
 from stabilitygate.measure.embedding_cache import EmbeddingCache, model_key
-from stabilitygate.measure.onnx_backend import MODEL_DIR_ENV, export_dir, read_manifest
+from stabilitygate.measure.export_manifest import MODEL_DIR_ENV, read_manifest
+from stabilitygate.measure.onnx_backend import export_dir
 from stabilitygate.measure.semantic import unit_rows
 from stabilitygate.measure.sentence_transformers_backend import shared_model
 from stabilitygate.typed_json import to_json

@@ -15,8 +15,9 @@ import pytest
 from stabilitygate.errors import CannotMeasure
 from stabilitygate.measure import export_cache, onnx_export
 from stabilitygate.measure.export_cache import cached_export
+from stabilitygate.measure.export_manifest import MANIFEST_NAME, read_manifest
 from stabilitygate.measure.model_files import bundled_dir, models_cache_root, package_model_dir
-from stabilitygate.measure.onnx_backend import MANIFEST_NAME, OnnxEncoder, read_manifest
+from stabilitygate.measure.onnx_backend import OnnxEncoder
 
 REPO = Path(__file__).resolve().parents[2]
 

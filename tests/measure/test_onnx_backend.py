@@ -9,8 +9,9 @@ import pytest
 
 from stabilitygate.errors import BadInput, CannotMeasure
 from stabilitygate.measure import onnx_backend
+from stabilitygate.measure.export_manifest import MANIFEST_NAME, MODEL_DIR_ENV, read_manifest
 from stabilitygate.measure.model_files import bundled_dir, file_sha256
-from stabilitygate.measure.onnx_backend import MANIFEST_NAME, MODEL_DIR_ENV, OnnxEncoder, export_dir, read_manifest
+from stabilitygate.measure.onnx_backend import OnnxEncoder, export_dir
 
 TEXTS = [f"Answer {i}: Feynman was born in Queens, New York, in {1900 + i}." * (1 + i % 3) for i in range(12)]
 

@@ -6,8 +6,9 @@ import pytest
 
 from stabilitygate.errors import CannotMeasure
 from stabilitygate.measure import onnx_export
+from stabilitygate.measure.export_manifest import read_manifest
 from stabilitygate.measure.model_files import package_model_dir
-from stabilitygate.measure.onnx_backend import export_dir, read_manifest
+from stabilitygate.measure.onnx_backend import export_dir
 from stabilitygate.measure.onnx_export import main, write_export
 
 

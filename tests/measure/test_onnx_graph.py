@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from stabilitygate.errors import BadInput, CannotMeasure
+from stabilitygate.measure.export_manifest import read_manifest
 from stabilitygate.measure.model_files import package_model_dir
-from stabilitygate.measure.onnx_backend import OnnxEncoder, read_manifest
+from stabilitygate.measure.onnx_backend import OnnxEncoder
 from stabilitygate.measure.onnx_export import PROBE_REFERENCE, PROBE_TEXT, write_export
 from stabilitygate.measure.onnx_graph import build_graph, check_graph
 from stabilitygate.measure.sentence_transformers_backend import SentenceTransformersBackend, load_float64

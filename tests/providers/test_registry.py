@@ -14,6 +14,7 @@ import pytest
 
 from stabilitygate.cases import parse_suite, secret_env_names
 from stabilitygate.errors import BadInput
+from stabilitygate.pipeline.meanings import case_judge_key
 from stabilitygate.providers.interface import Request
 from stabilitygate.providers.registry import (
     BUILT_IN,
@@ -141,3 +142,18 @@ def test_validate_accepts_a_plugin_type_only_once_it_is_installed(tmp_path: Path
     env = {"PYTHONPATH": f"{site}:{ROOT}", "PATH": "/usr/bin:/bin"}
     installed = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60, env=env)
     assert installed.returncode == 0, installed.stderr
+
+
+def test_a_plugins_own_keys_enter_the_definition_hash_and_the_judgment_key(plugin: Path) -> None:
+    suite = (
+        "version: 1\nname: plugin\nprovider: {type: echo}\nequivalence: {judge: {type: echo}}\ncases:\n"
+        "  - {id: default, prompt: abc}\n"
+        "  - {id: keyed, prompt: abc, provider: {api_key_env: MY_ECHO_KEY}}\n"
+        "  - id: forward\n    prompt: abc\n    provider: {reverse: false}\n"
+        "    equivalence: {judge: {type: echo, reverse: false}}\n"
+    )
+    default, keyed, forward = parse_suite(suite, "s.yml").resolved_cases()
+    assert default.provider.identity()["reverse"] is True  # a plugin's default is part of what it does
+    assert forward.definition_hash != default.definition_hash  # the plugin's key decides its answers
+    assert keyed.definition_hash == default.definition_hash  # the variable holding its key does not
+    assert case_judge_key(forward) != case_judge_key(default) == case_judge_key(keyed)

@@ -14,8 +14,9 @@ from types import ModuleType
 
 import pytest
 
+from stabilitygate.measure.export_manifest import read_manifest
 from stabilitygate.measure.model_files import bundled_dir, package_model_dir
-from stabilitygate.measure.onnx_backend import export_dir, read_manifest
+from stabilitygate.measure.onnx_backend import export_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "build_wheel.py"
