@@ -15,6 +15,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from stabilitygate.against_baseline import AgainstBaseline
 from stabilitygate.metrics import Agreement, Metrics, SampleCount
+from stabilitygate.names import CaseId
 from stabilitygate.typed_json import JSON, Count, Flag, Integer, Number, Signed, not_written, omitted_when_default
 
 __all__ = [
@@ -114,15 +115,16 @@ class Diagnostics:
     idempotent: Flag | None = omitted_when_default()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CaseMeasurement:
-    """Everything measured about one case (docs/design.md, "The numbers")."""
+    """Everything measured about one case (docs/design.md, "The numbers"); the report's `CaseResult`
+    extends it with the judge's word."""
 
-    id: str
+    id: CaseId
     samples_requested: SampleCount
     samples_ok: SampleCount
     sample_errors: SampleCount
-    metrics: Metrics = Metrics()
+    metrics: Metrics
     completions: tuple[CompletionCount, ...] = ()  # by count desc, then text
     answers: tuple[AnswerCount, ...] = ()  # by count desc, then answer
     fingerprints: tuple[FingerprintCount, ...] = ()
@@ -137,7 +139,7 @@ class CaseMeasurement:
     @classmethod
     def nothing(cls, case_id: str, samples_requested: int) -> CaseMeasurement:
         """The measurement of a case that was never sampled."""
-        return cls(case_id, samples_requested, 0, 0)
+        return cls(id=case_id, samples_requested=samples_requested, samples_ok=0, sample_errors=0, metrics=Metrics())
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from functools import cache
-from typing import Annotated, Any, TypeAlias, TypeVar
+from typing import Annotated, Any, Final, TypeAlias, TypeVar
 
 from pydantic import Field, JsonValue, TypeAdapter, ValidationError
 
@@ -20,12 +20,15 @@ from stabilitygate.plain import plain
 
 __all__ = [
     "JSON",
+    "SCHEMA_VERSION",
     "Count",
     "Flag",
     "Integer",
     "Number",
+    "SchemaVersion",
     "Share",
     "Signed",
+    "fields_of",
     "from_json",
     "json_schema",
     "not_written",
@@ -49,6 +52,11 @@ Number = Annotated[float, Field(strict=True)]
 Integer = Annotated[int, Field(strict=True)]
 Flag = Annotated[bool, Field(strict=True)]
 
+#: The version of the gate's JSON files (the report and the baseline), and the one this reader knows
+#: (strict: `true` is not 1).
+SCHEMA_VERSION: Final = 1
+SchemaVersion = Annotated[int, Field(ge=SCHEMA_VERSION, le=SCHEMA_VERSION, strict=True)]
+
 _OMIT = "stabilitygate.omit_when_default"
 _HIDDEN = "stabilitygate.not_written"
 _MESSAGE_LIMIT = 200
@@ -63,6 +71,15 @@ def not_written(default: Any = None) -> Any:
     """A field for the log and the job summary only: never in the JSON, so its type is wrapped in
     `SkipJsonSchema` to keep it out of the published schema too."""
     return dataclasses.field(default=default, compare=False, metadata={_HIDDEN: True})
+
+
+def fields_of(value: object, kind: type | None = None) -> dict[str, Any]:
+    """The fields of the dataclass `value` by name (those of `kind`, one of its bases, when given), to
+    build a shape that extends another without naming its fields again:
+    `CaseResult(**fields_of(measurement), verdict=...)`, `CaseMeasurement(**fields_of(result, CaseMeasurement))`."""
+    if not dataclasses.is_dataclass(value) or isinstance(value, type):
+        raise TypeError(f"not a dataclass instance: {type(value).__name__}")
+    return {f.name: getattr(value, f.name) for f in dataclasses.fields(kind or value) if f.init}
 
 
 def to_json(value: object) -> JSON:
