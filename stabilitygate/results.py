@@ -26,6 +26,7 @@ __all__ = [
     "ClusterPairs",
     "CompletionCount",
     "Diagnostics",
+    "EmbeddingFacts",
     "ErrorCount",
     "FingerprintCount",
     "Metrics",
@@ -140,6 +141,21 @@ class CaseMeasurement:
     def nothing(cls, case_id: str, samples_requested: int) -> CaseMeasurement:
         """The measurement of a case that was never sampled."""
         return cls(id=case_id, samples_requested=samples_requested, samples_ok=0, sample_errors=0, metrics=Metrics())
+
+
+@dataclass(frozen=True)
+class EmbeddingFacts:
+    """The semantic layer as the report describes it.
+
+    `texts_from_cache` is for the job summary only: the report JSON must not depend on whether the
+    embedding cache was warm, so it never enters `to_json()`.
+    """
+
+    model: str | None = None
+    texts_embedded: Count = 0
+    max_word_pieces: Count | None = None
+    truncation: str = ""
+    texts_from_cache: SkipJsonSchema[int | None] = not_written()
 
 
 @dataclass(frozen=True)

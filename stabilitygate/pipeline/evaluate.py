@@ -327,14 +327,7 @@ def embedding_facts(embedder: Embedder | None) -> EmbeddingFacts | None:
         return None
     from stabilitygate.measure.embedder import embedding_info
 
-    info = embedding_info(embedder)
-    return EmbeddingFacts(
-        model=info["model"],
-        texts_embedded=int(info["texts_embedded"]),
-        max_word_pieces=info["max_word_pieces"],
-        truncation=str(info["truncation"]),
-        texts_from_cache=getattr(embedder, "texts_from_cache", None),
-    )
+    return embedding_info(embedder)
 
 
 def stage_checks(baseline: Baseline | None, embedder: Embedder | None, judging: JudgingSteps | None) -> GoesOn:

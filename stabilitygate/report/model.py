@@ -19,9 +19,10 @@ from stabilitygate.metrics import Agreement
 from stabilitygate.names import PathText, SuiteName
 from stabilitygate.remedies import ProbeResult, VariantResult
 from stabilitygate.report.judge_facts import JudgeFacts
-from stabilitygate.report.run_facts import BaselineFacts, ConditionsFacts, EmbeddingFacts, RunFacts, SamplingFacts
+from stabilitygate.report.run_facts import BaselineFacts, ConditionsFacts, RunFacts, SamplingFacts
 from stabilitygate.results import (
     CaseMeasurement,
+    EmbeddingFacts,
     VerdictName,
 )
 from stabilitygate.suite.model import AnswerSpec

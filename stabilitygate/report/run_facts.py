@@ -9,13 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from pydantic.json_schema import SkipJsonSchema
-
 from stabilitygate.conditions import Conditions
 from stabilitygate.judge.gate import FailOn
 from stabilitygate.judge.threshold_noise import NoisyThreshold
 from stabilitygate.report.judge_facts import JudgeFacts
-from stabilitygate.typed_json import Count, Flag, not_written, omitted_when_default
+from stabilitygate.results import EmbeddingFacts
+from stabilitygate.typed_json import Count, Flag, omitted_when_default
 
 
 @dataclass(frozen=True)
@@ -50,21 +49,6 @@ class SamplingFacts:
             shard=None,
             concurrency=max((s.concurrency for s in shards if s.concurrency is not None), default=None),
         )
-
-
-@dataclass(frozen=True)
-class EmbeddingFacts:
-    """The semantic layer as the report describes it.
-
-    `texts_from_cache` is for the job summary only: the report JSON must not depend on whether the
-    embedding cache was warm, so it never enters `to_json()`.
-    """
-
-    model: str | None = None
-    texts_embedded: Count = 0
-    max_word_pieces: Count | None = None
-    truncation: str = ""
-    texts_from_cache: SkipJsonSchema[int | None] = not_written()
 
 
 @dataclass(frozen=True)
