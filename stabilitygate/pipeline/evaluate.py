@@ -48,6 +48,7 @@ from stabilitygate.pipeline.stages import GoesOn, compared_entry, designs_of, he
 from stabilitygate.providers import fingerprint_note
 from stabilitygate.report.json_report import build_report
 from stabilitygate.report.model import BaselineFacts, EmbeddingFacts, Report, RunFacts, SamplingFacts, SuiteRef
+from stabilitygate.report.run_facts import BaselineStatus
 from stabilitygate.results import CaseMeasurement, CaseVerdict
 from stabilitygate.samples import Sample
 from stabilitygate.suite.load import LoadedSuite
@@ -248,7 +249,7 @@ def with_pipeline_notes(
 class Recorded:
     """What became of the baseline: its status, the cases it refused, the file as written."""
 
-    status: str  # compared | missing | updated | not written: ...
+    status: BaselineStatus
     refused: tuple[str, ...] = ()  # measured cases none of whose answers parsed: never recorded
     written: Baseline | None = None
     kept: int = 0  # a partial update: entries of other cases kept as they were

@@ -8,7 +8,7 @@ it and `Report.from_dict()` reads one back, validated against the same types
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Annotated, Any, Literal, cast
+from typing import Annotated, Any
 
 from pydantic import Field
 
@@ -25,7 +25,7 @@ from stabilitygate.results import (
     EmbeddingFacts,
     VerdictName,
 )
-from stabilitygate.suite.model import AnswerSpec
+from stabilitygate.suite.model import AnswerSpec, ParserKind
 from stabilitygate.typed_json import (
     JSON,
     SCHEMA_VERSION,
@@ -78,8 +78,6 @@ class Summary(SuiteNumbers, VerdictCounts):  # the fields of both, flat in one J
 
 # --- cases and the report -----------------------------------------------------------------------
 
-ParserKind = Literal["json", "choice", "regex", "number", "text"]
-
 
 @dataclass(frozen=True)
 class ParsedBy:
@@ -93,8 +91,7 @@ class ParsedBy:
     def of(cls, answer: AnswerSpec | None) -> ParsedBy | None:
         if answer is None:
             return None
-        kind = cast(ParserKind, answer.kind)  # AnswerSpec.kind names one of these
-        return cls(kind, answer.json_ if kind == "json" else None)
+        return cls(answer.kind, answer.json_ if answer.kind == "json" else None)
 
 
 @dataclass(frozen=True, kw_only=True)

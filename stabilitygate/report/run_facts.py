@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from stabilitygate.conditions import Conditions
 from stabilitygate.judge.gate import FailOn
@@ -51,6 +52,12 @@ class SamplingFacts:
         )
 
 
+#: What became of the baseline, each for its reason: `compared` (the run read one), `missing` (there is
+#: none yet: every case is new), `updated` (this run recorded it), or not written, with why (a
+#: recording the run could not measure is refused, and the old file is kept).
+BaselineStatus = Literal["compared", "missing", "updated", "not written: the run could not measure"]
+
+
 @dataclass(frozen=True)
 class BaselineFacts:
     """The baseline the run read (and wrote): its path, what became of it, and what does not fit the suite.
@@ -59,7 +66,7 @@ class BaselineFacts:
     """
 
     path: str
-    status: str  # compared | missing | updated | not written: ...
+    status: BaselineStatus
     recorded_suite: str | None = omitted_when_default()  # another suite's name, accepted on purpose
     orphans: tuple[str, ...] = omitted_when_default(())  # entries no case matches: renamed or deleted cases
     not_recorded: tuple[str, ...] = omitted_when_default(())  # cases --update-baseline refused: nothing parsed

@@ -10,7 +10,7 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -155,6 +155,20 @@ class Embedding(Strict):
     batch_size: int = Field(32, ge=1, le=4096)
 
 
+#: The thresholds' names: the keys of `thresholds:` (a test holds them to `Thresholds`' fields).
+ThresholdName = Literal[
+    "max_unique",
+    "min_mode_share",
+    "min_agreement",
+    "min_parsed",
+    "min_cosine",
+    "max_semantic_clusters",
+    "min_accuracy",
+    "min_schema_valid",
+    "max_sample_errors",
+]
+
+
 class Thresholds(Strict):
     max_unique: int | None = Field(None, ge=1, description="Most distinct completions allowed")
     min_mode_share: Share | None = None
@@ -201,6 +215,11 @@ class TextAnswer(Strict):
 
 class NumberAnswer(Strict):
     decimal_comma: bool = Field(False, description="Read the comma as the decimal mark: 1,5 is 1.5, 1.234 is 1234")
+
+
+#: The answer parsers (docs/design.md §4.1): an `answer:` sets exactly one of them.
+ParserKind = Literal["json", "choice", "regex", "number", "text"]
+PARSER_KINDS: tuple[ParserKind, ...] = get_args(ParserKind)
 
 
 class AnswerSpec(Strict):
@@ -255,8 +274,8 @@ class AnswerSpec(Strict):
         return self
 
     @property
-    def kind(self) -> str:
-        return next(k for k in ("json", "choice", "regex", "number", "text") if self.spec_value(k) is not None)
+    def kind(self) -> ParserKind:
+        return next(k for k in PARSER_KINDS if self.spec_value(k) is not None)
 
     @property
     def decimal_comma(self) -> bool:

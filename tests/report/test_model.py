@@ -6,7 +6,10 @@ import ast
 from dataclasses import fields
 from pathlib import Path
 
+import pytest
+
 import stabilitygate
+from stabilitygate.errors import BadInput
 from stabilitygate.judge.gate import VerdictCounts
 from stabilitygate.measure.summary import SuiteNumbers
 from stabilitygate.metrics import Metrics
@@ -123,3 +126,10 @@ def test_a_summary_is_its_counts_and_its_numbers() -> None:
     summary = Summary.of(counts, numbers)
     assert (summary.cases, summary.new, summary.tar_raw, summary.samples_ok) == (3, 1, 0.5, 9)
     assert summary.with_numbers(SuiteNumbers(tar_raw=1.0)) == Summary(**COUNTS, tar_raw=1.0)
+
+
+def test_a_baseline_status_is_one_the_gate_writes() -> None:
+    for status in ("compared", "missing", "updated", "not written: the run could not measure"):
+        assert typed(BaselineFacts, {"path": "b.json", "status": status}).status == status
+    with pytest.raises(BadInput, match="at status: Input should be 'compared', 'missing'"):
+        typed(BaselineFacts, {"path": "b.json", "status": "exploded"})
