@@ -22,6 +22,7 @@ __all__ = [
     "JSON",
     "SCHEMA_VERSION",
     "Count",
+    "Finite",
     "Flag",
     "Integer",
     "Number",
@@ -49,6 +50,7 @@ Count = Annotated[int, Field(ge=0, strict=True)]
 Share = Annotated[float, Field(ge=0, le=1, strict=True)]
 Signed = Annotated[float, Field(ge=-1, le=1, strict=True)]  # a cosine, a drop, a difference of shares
 Number = Annotated[float, Field(strict=True)]
+Finite = Annotated[float, Field(strict=True, allow_inf_nan=False)]  # a number a JSONL line may hold
 Integer = Annotated[int, Field(strict=True)]
 Flag = Annotated[bool, Field(strict=True)]
 
@@ -122,15 +124,16 @@ def _adapter(kind: object) -> TypeAdapter[Any]:
     return _ADAPTERS[kind]
 
 
-def from_json(kind: type[T], data: object, *, what: str, source: str | None) -> T:
-    """`data` read as `kind`; BadInput naming `source` and the first bad place when it is not one."""
+def from_json(kind: type[T], data: object, *, what: str, source: str | None, line: int | None = None) -> T:
+    """`data` read as `kind`; BadInput naming `source` (and `line`, in a JSONL file) and the first bad
+    place when it is not one."""
     try:
         result: T = _adapter(kind).validate_python(data)
     except ValidationError as exc:
         error = exc.errors(include_url=False)[0]
         where = "/".join(_place(data, error)) or "the top level"
         message = error["msg"] if len(error["msg"]) <= _MESSAGE_LIMIT else error["msg"][: _MESSAGE_LIMIT - 1] + "…"
-        raise BadInput(f"not {what} this version can read: at {where}: {message}", path=source) from exc
+        raise BadInput(f"not {what} this version can read: at {where}: {message}", path=source, line=line) from exc
     return result
 
 
@@ -153,7 +156,7 @@ def _holds(node: object, part: int | str) -> bool:
     return isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
 
 
-def json_schema(kind: type[Any], *, title: str) -> dict[str, Any]:
+def json_schema(kind: type, *, title: str) -> dict[str, JSON]:
     """The JSON Schema (draft 2020-12) of what `from_json(kind, ...)` accepts."""
     schema = _adapter(kind).json_schema(mode="validation")
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": title, **schema}

@@ -189,6 +189,6 @@ def read_baseline(path: str | os.PathLike[str]) -> Baseline | None:
     return from_json(Baseline, data, what="a baseline file", source=str(path))
 
 
-def baseline_schema() -> dict[str, object]:
+def baseline_schema() -> dict[str, JSON]:
     """The published JSON Schema of the baseline file, generated from `Baseline`."""
     return json_schema(Baseline, title="A stabilitygate baseline (SUITE.baseline.json)")

@@ -8,7 +8,7 @@ it and `Report.from_dict()` reads one back, validated against the same types
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import Field
 
@@ -210,6 +210,6 @@ class Report:
         return from_json(Report, data, what="a stabilitygate report", source=source)
 
 
-def report_schema() -> dict[str, Any]:
+def report_schema() -> dict[str, JSON]:
     """The published JSON Schema of the report, generated from `Report`."""
     return json_schema(Report, title="A stabilitygate report (--report-json)")
