@@ -9,7 +9,7 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 import click
 
@@ -17,6 +17,13 @@ from stabilitygate.errors import EXIT_BAD_INPUT, EXIT_CANNOT_MEASURE
 from stabilitygate.failures import Failure, guarded, sigterm_interrupts
 from stabilitygate.judge.fail_on import FAIL_ON_CHOICES
 from stabilitygate.version import __version__
+
+if TYPE_CHECKING:
+    from stabilitygate.report.files import ReportFiles
+    from stabilitygate.report.model import Report
+
+Command = TypeVar("Command", bound=Callable[..., None])
+Flags: TypeAlias = dict[str, Any]  # click's parsed flags: untyped where they enter
 
 PathArg = click.Path(path_type=Path, dir_okay=False)
 ACCEPT_SUITE = click.option(
@@ -26,7 +33,7 @@ ACCEPT_SUITE = click.option(
 )
 
 
-def _report_flags(func: Callable[..., Any]) -> Callable[..., Any]:
+def _report_flags(func: Command) -> Command:
     """The baseline and report flags shared by run, score and merge."""
     flags = [
         click.option("--baseline", type=PathArg, help="Baseline file (default: SUITE with .baseline.json)."),
@@ -49,18 +56,18 @@ def _report_flags(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
-def _judging(kwargs: dict[str, Any]) -> dict[str, Any]:
+def _judging(kwargs: Flags) -> Flags:
     """The library's judging keywords, taken out of the parsed flags."""
     return {key: kwargs.pop(key) for key in ("baseline", "update_baseline", "fail_on", "accept_baseline_suite")}
 
 
-def _report_files(kwargs: dict[str, Any]) -> Any:
+def _report_files(kwargs: Flags) -> ReportFiles:
     from stabilitygate.report.files import ReportFiles
 
     return ReportFiles(kwargs.pop("report_json"), kwargs.pop("markdown"), kwargs.pop("junit"))
 
 
-def _finish(report: Any, files: Any) -> None:
+def _finish(report: Report, files: ReportFiles) -> None:
     """Write the report files, print the summary, exit with the report's code."""
     from stabilitygate.report.console import summary_lines
     from stabilitygate.report.files import write_report_files

@@ -11,9 +11,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from functools import cache
-from typing import Annotated, Any, Final, TypeAlias, TypeVar
+from typing import Annotated, Any, Final, TypeAlias, TypeVar, overload
 
 from pydantic import Field, JsonValue, TypeAdapter, ValidationError
+from pydantic_core import ErrorDetails
 
 from stabilitygate.errors import BadInput
 from stabilitygate.plain import plain
@@ -64,12 +65,20 @@ _HIDDEN = "stabilitygate.not_written"
 _MESSAGE_LIMIT = 200
 
 
-def omitted_when_default(default: Any = None) -> Any:
+@overload
+def omitted_when_default() -> None: ...
+@overload
+def omitted_when_default(default: T) -> T: ...
+def omitted_when_default(default: object = None) -> object:
     """A field left out of the JSON while it holds its default (a key only some runs have)."""
     return dataclasses.field(default=default, metadata={_OMIT: True})
 
 
-def not_written(default: Any = None) -> Any:
+@overload
+def not_written() -> None: ...
+@overload
+def not_written(default: T) -> T: ...
+def not_written(default: object = None) -> object:
     """A field for the log and the job summary only: never in the JSON, so its type is wrapped in
     `SkipJsonSchema` to keep it out of the published schema too."""
     return dataclasses.field(default=default, compare=False, metadata={_HIDDEN: True})
@@ -105,7 +114,7 @@ def to_json(value: object) -> JSON:
 
 
 @cache
-def _written_fields(kind: type) -> tuple[tuple[str, bool, Any], ...]:
+def _written_fields(kind: type) -> tuple[tuple[str, bool, object], ...]:
     """The fields of a dataclass that reach the JSON: (name, left out at its default, the default)."""
     return tuple(
         (f.name, bool(f.metadata.get(_OMIT)), f.default)
@@ -137,7 +146,7 @@ def from_json(kind: type[T], data: object, *, what: str, source: str | None, lin
     return result
 
 
-def _place(data: object, error: Any) -> list[str]:
+def _place(data: object, error: ErrorDetails) -> list[str]:
     """The keys and indexes of the error's location that are places in `data`: pydantic also puts
     there the union member it tried ("compared", "float"), which is not where the value is."""
     path, node = [], data

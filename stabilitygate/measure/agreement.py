@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TypeVar
 
 from stabilitygate.measure.expected import expected_test
 from stabilitygate.measure.parsers import ParsedAnswer, parse_answer
@@ -17,8 +17,10 @@ from stabilitygate.plain import round_optional
 from stabilitygate.suite.model import AnswerSpec
 from stabilitygate.typed_json import JSON
 
+T = TypeVar("T")
 
-def value_key(value: Any) -> str:
+
+def value_key(value: object) -> str:
     """A total order over JSON-able values of mixed types, for stable sorting."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
@@ -31,7 +33,7 @@ def count_texts(texts: Iterable[str]) -> dict[str, int]:
     return counts
 
 
-def ranked(counts: Mapping[Any, int]) -> list[tuple[Any, int]]:
+def ranked(counts: Mapping[T, int]) -> list[tuple[T, int]]:
     """(value, count) by count descending, then by value: the report order, and the mode first."""
     return sorted(counts.items(), key=lambda item: (-item[1], value_key(item[0])))
 
@@ -53,9 +55,9 @@ def parse_texts(spec: AnswerSpec, counts: Mapping[str, int]) -> dict[str, Parsed
     return {text: parse_answer(spec, text) for text in counts}
 
 
-def answer_counts(parsed: Mapping[str, ParsedAnswer], counts: Mapping[str, int]) -> dict[Any, int]:
+def answer_counts(parsed: Mapping[str, ParsedAnswer], counts: Mapping[str, int]) -> dict[JSON, int]:
     """Parsed answers with their counts (parse failures left out), in order of first appearance."""
-    answers: dict[Any, int] = {}
+    answers: dict[JSON, int] = {}
     for text, n in counts.items():
         answer = parsed[text]
         if answer.ok:

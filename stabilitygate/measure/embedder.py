@@ -4,7 +4,7 @@ It picks the backend, keeps the vectors in memory and in the disk cache (measure
 and counts what it did. Importing this module is cheap, and so is constructing an Embedder: the model
 runtime loads in `start_loading()`'s worker thread (measure/embedding_worker.py; a run calls it before
 sampling, so the load overlaps the requests) or on the first `embed`. The default model,
-all-MiniLM-L6-v2, runs on onnxruntime from its ONNX export (measure/onnx_backend.py): no torch. Any
+all-MiniLM-L6-v2, runs on onnxruntime from its ONNX export (measure/onnx_backend.py): no torch. Every
 other `embedding.model` is a local sentence-transformers directory and runs on sentence-transformers
 and torch, the reference backend (measure/sentence_transformers_backend.py).
 

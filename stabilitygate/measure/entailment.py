@@ -11,7 +11,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Literal, get_args
 
 from pydantic import Field
 
@@ -100,7 +100,7 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def judge_key(judge: Mapping[str, Any], question: Sequence[Mapping[str, str]]) -> str:
+def judge_key(judge: Mapping[str, object], question: Sequence[Mapping[str, str]]) -> str:
     """What a judgment depends on besides the two texts: the judge's definition, the prompt, the question.
 
     `judge` is the judge's provider config without its address (a judgment recorded against localhost

@@ -13,7 +13,6 @@ import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from stabilitygate.providers.interface import Completion, FatalProviderError, Provider, ProviderError, Request
 from stabilitygate.samples import Sample, TokenLogprob
@@ -247,7 +246,7 @@ async def sample_cases(
     )
 
 
-def _raise_worker_error(done: Iterable[asyncio.Task[Any]]) -> None:
+def _raise_worker_error(done: Iterable[asyncio.Task[object]]) -> None:
     """Re-raise what broke a worker (on_sample failing, e.g. a full disk): that is not a sample error."""
     for task in done:
         error = None if task.cancelled() else task.exception()

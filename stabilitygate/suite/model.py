@@ -281,7 +281,7 @@ class AnswerSpec(Strict):
     def decimal_comma(self) -> bool:
         return isinstance(self.number, NumberAnswer) and self.number.decimal_comma
 
-    def spec_value(self, kind: str) -> Any:
+    def spec_value(self, kind: str) -> object:
         return getattr(self, {"json": "json_", "schema": "schema_"}.get(kind, kind))
 
 
