@@ -38,6 +38,8 @@ DEFAULT_CLUSTER_COSINE = 0.95
 DEFAULT_MIN_PARSED = 0.5
 #: `per_sample`: each sample its own idempotency key; `shared`: one key for all of a case's samples.
 Idempotency = Literal["per_sample", "shared"]
+#: `concurrency`: half of each case's samples drawn one at a time, half under load (docs/design.md §16).
+Probe = Literal["concurrency"]
 VariantName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=100)]
 
 
@@ -142,7 +144,7 @@ class Sampling(Strict):
         description="shared: one idempotency key for all of a case's samples (the case must come back with one "
         "completion); per_sample: one key per sample",
     )
-    probe: Literal["concurrency"] | None = Field(
+    probe: Probe | None = Field(
         None,
         description="concurrency: draw half of each case's samples one at a time and half under load, and "
         "test whether the answers differ (reported, never failing the gate)",
