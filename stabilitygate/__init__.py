@@ -19,7 +19,7 @@ Importing the package is cheap: the pipeline loads on first use.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from stabilitygate.version import TOOL_NAME, __version__
 
@@ -76,7 +76,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     """The API on first use, so that `--help` and `validate` never import the pipeline."""
     if name not in _LAZY:
         raise AttributeError(f"module 'stabilitygate' has no attribute {name!r}")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -171,7 +170,7 @@ def _provider_error(
 class _ProviderOrigin:
     """Where each key of a case's merged provider mapping was written: the case or the suite."""
 
-    def __init__(self, default: Mapping[str, Any], override: Mapping[str, Any] | None, index: int) -> None:
+    def __init__(self, default: Mapping[str, object], override: Mapping[str, object] | None, index: int) -> None:
         self.default = default
         self.override = override or {}
         self.own_provider: Path_ | None = ("cases", index, "provider") if override is not None else None
@@ -184,7 +183,7 @@ class _ProviderOrigin:
         return ("provider", *loc)
 
     @staticmethod
-    def _written(mapping: Mapping[str, Any], loc: Path_) -> bool:
+    def _written(mapping: Mapping[str, object], loc: Path_) -> bool:
         """Whether `mapping` sets the key at loc[0] (for params, the param at loc[1])."""
         if not loc or loc[0] not in mapping:
             return False

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 import click
 
@@ -19,6 +19,13 @@ from stabilitygate.log import log_to_stderr
 from stabilitygate.pipeline.options import Shard
 from stabilitygate.version import __version__
 
+if TYPE_CHECKING:
+    from stabilitygate.report.files import ReportFiles
+    from stabilitygate.report.model import Report
+
+Command = TypeVar("Command", bound=Callable[..., None])
+Flags: TypeAlias = dict[str, Any]  # click's parsed flags: untyped where they enter
+
 PathArg = click.Path(path_type=Path, dir_okay=False)
 ACCEPT_SUITE = click.option(
     "--accept-baseline-suite",
@@ -27,7 +34,7 @@ ACCEPT_SUITE = click.option(
 )
 
 
-def _report_flags(func: Callable[..., Any]) -> Callable[..., Any]:
+def _report_flags(func: Command) -> Command:
     """The baseline and report flags shared by run, score and merge."""
     flags = [
         click.option("--baseline", type=PathArg, help="Baseline file (default: SUITE with .baseline.json)."),
@@ -50,18 +57,18 @@ def _report_flags(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
-def _judging(kwargs: dict[str, Any]) -> dict[str, Any]:
+def _judging(kwargs: Flags) -> Flags:
     """The library's judging keywords, taken out of the parsed flags."""
     return {key: kwargs.pop(key) for key in ("baseline", "update_baseline", "fail_on", "accept_baseline_suite")}
 
 
-def _report_files(kwargs: dict[str, Any]) -> Any:
+def _report_files(kwargs: Flags) -> ReportFiles:
     from stabilitygate.report.files import ReportFiles
 
     return ReportFiles(kwargs.pop("report_json"), kwargs.pop("markdown"), kwargs.pop("junit"))
 
 
-def _finish(report: Any, files: Any) -> None:
+def _finish(report: Report, files: ReportFiles) -> None:
     """Write the report files, print the summary, exit with the report's code."""
     from stabilitygate.report.console import summary_lines
     from stabilitygate.report.files import write_report_files

@@ -12,6 +12,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from stabilitygate.suite.model import Idempotency, Probe
 from stabilitygate.typed_json import JSON, Count, omitted_when_default
 
 __all__ = ["Conditions", "differences"]
@@ -26,8 +27,8 @@ class Conditions:
     concurrency: Count | None = None  # requests in flight over the run
     params: Mapping[str, JSON] = field(default_factory=dict)  # the parameters actually sent
     fingerprints: tuple[str, ...] = ()  # the system_fingerprints seen; empty: none were sent
-    idempotency: str = omitted_when_default("per_sample")
-    probe: str | None = omitted_when_default()  # "concurrency": half the samples were drawn alone
+    idempotency: Idempotency = omitted_when_default("per_sample")
+    probe: Probe | None = omitted_when_default()  # "concurrency": half the samples were drawn alone
 
 
 def differences(baseline: Conditions | None, now: Conditions | None) -> tuple[str, ...]:
@@ -69,9 +70,9 @@ def _fingerprints(fingerprints: tuple[str, ...]) -> str:
     return ("system_fingerprint " if len(fingerprints) == 1 else "system_fingerprints ") + ", ".join(fingerprints)
 
 
-def _keys(idempotency: str) -> str:
+def _keys(idempotency: Idempotency) -> str:
     return "one idempotency key for all samples" if idempotency == "shared" else "one idempotency key per sample"
 
 
-def _probe(probe: str | None) -> str:
+def _probe(probe: Probe | None) -> str:
     return "half alone and half under load (sampling.probe)" if probe else "all under the run's concurrency"

@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any
+
+from pydantic import JsonValue
 
 from stabilitygate.bounded import read_bytes_bounded
 from stabilitygate.errors import BadInput
@@ -35,7 +36,7 @@ def _bounded_int(digits: str) -> int:
 
 def read_json_file(
     path: str | os.PathLike[str], *, what: str, hint: str, limit: int, restore: str | None = None
-) -> Any:
+) -> JsonValue:
     """The JSON document at `path`; FileNotFoundError passes through (a missing file may be fine).
 
     `what` names the kind of file in messages ("the baseline"), `hint` says how to get a good one,
@@ -51,7 +52,7 @@ def read_json_file(
     if "\n<<<<<<< " in f"\n{text}" or "\n>>>>>>> " in text:
         raise BadInput(f"{what} has unresolved merge-conflict markers: resolve them or {hint}", path=shown)
     try:
-        document = json.loads(text, parse_int=_bounded_int)
+        document: JsonValue = json.loads(text, parse_int=_bounded_int)
     except _HugeInteger as exc:
         line, column = _place(text, text.find(exc.digits))
         raise BadInput(
@@ -77,11 +78,11 @@ def read_json_file(
     return document
 
 
-def parse_line(raw: bytes) -> Any:
+def parse_line(raw: bytes) -> JsonValue:
     """One line of a JSONL file the gate wrote (samples, judgments); ValueError saying what is wrong
     with it: not UTF-8, not JSON, an integer too long or a value nested too deeply."""
     try:
-        document = json.loads(raw.decode("utf-8"), parse_int=_bounded_int)
+        document: JsonValue = json.loads(raw.decode("utf-8"), parse_int=_bounded_int)
     except UnicodeDecodeError as exc:
         raise ValueError("not UTF-8") from exc
     except _HugeInteger as exc:
@@ -98,10 +99,10 @@ def parse_line(raw: bytes) -> Any:
     return document
 
 
-def too_deep(document: Any, limit: int = MAX_JSON_DEPTH) -> str | None:
+def too_deep(document: object, limit: int = MAX_JSON_DEPTH) -> str | None:
     """Where `document` first goes deeper than `limit` (its path, shortened), or None: found without
     recursion, so the check itself cannot overflow the stack."""
-    todo: list[tuple[Any, tuple[str | int, ...]]] = [(document, ())]
+    todo: list[tuple[object, tuple[str | int, ...]]] = [(document, ())]
     while todo:
         value, path = todo.pop()
         if isinstance(value, dict | list) and len(path) >= limit:  # the (limit + 1)-th container

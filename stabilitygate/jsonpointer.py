@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+
+from pydantic import JsonValue
 
 _INDEX = re.compile(r"0|[1-9][0-9]*")  # ASCII digits, no leading zero; '-' (past the end) points at nothing
 
 
-def resolve_pointer(doc: Any, pointer: str) -> tuple[bool, Any]:
+def resolve_pointer(doc: JsonValue, pointer: str) -> tuple[bool, JsonValue]:
     """(True, value) when `pointer` exists in `doc`, else (False, None); ValueError for a non-pointer."""
     if pointer == "":
         return True, doc

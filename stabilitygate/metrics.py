@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Final, Literal
 
 from pydantic import Field
 
-from stabilitygate.typed_json import Count, Flag, Number, Share, Signed, omitted_when_default
+from stabilitygate.typed_json import Count, Flag, Number, Share, Signed, fields_of, omitted_when_default
 
 __all__ = ["MAX_SAMPLES", "METRIC_LABELS", "Agreement", "MetricName", "Metrics", "SampleCount"]
 
@@ -78,6 +78,14 @@ class Metrics:
     judge_calls: Count | None = omitted_when_default()
     judge_prompt_tokens: Count | None = omitted_when_default()
     judge_completion_tokens: Count | None = omitted_when_default()
+
+    def joined(self, *parts: Metrics) -> Metrics:
+        """These numbers with those the partial `parts` set (each measuring step sets only its own
+        fields and leaves the rest None)."""
+        joined = self
+        for part in parts:
+            joined = replace(joined, **{name: value for name, value in fields_of(part).items() if value is not None})
+        return joined
 
     def number(self, name: str) -> float | None:
         """The metric `name` as a number (a threshold or the primary metric named by a variable)."""

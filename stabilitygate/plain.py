@@ -10,7 +10,8 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from typing import Any
+
+from pydantic import JsonValue as JSON  # typed_json's JSON: that module builds on this one
 
 REPORT_DECIMALS = 6
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -27,8 +28,12 @@ def round_optional(value: float | None) -> float | None:
     return None if value is None else round_float(value)
 
 
-def plain(value: Any) -> Any:
-    """JSON-ready copy: floats rounded, NaN and infinities as null, lone surrogates replaced."""
+def plain(value: object) -> JSON:
+    """JSON-ready copy: floats rounded, NaN and infinities as null, lone surrogates replaced.
+
+    A value JSON has no form for (a path, an object) is a TypeError: written as its `str()`, it would
+    be a report key whose shape no reader or schema knows.
+    """
     if isinstance(value, str):
         # A lone surrogate (from a JSON "\ud800" escape) cannot be written as UTF-8.
         return _SURROGATE.sub("\ufffd", value)
@@ -43,7 +48,8 @@ def plain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [plain(v) for v in value]
     if isinstance(value, set | frozenset):
-        return sorted((plain(v) for v in value), key=lambda x: json.dumps(x, sort_keys=True, default=str))
-    if hasattr(value, "item"):  # numpy scalars
-        return plain(value.item())
-    return str(value)
+        return sorted((plain(v) for v in value), key=lambda x: json.dumps(x, sort_keys=True))
+    item = getattr(value, "item", None)  # a numpy scalar, told apart without importing numpy
+    if type(value).__module__ == "numpy" and getattr(value, "shape", None) == () and callable(item):
+        return plain(item())
+    raise TypeError(f"no JSON form for a {type(value).__name__}: {value!r:.80}")

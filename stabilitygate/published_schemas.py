@@ -3,7 +3,8 @@
 `python -m stabilitygate.published_schemas` rewrites them; a test fails when one is stale. Each is
 generated from the types the code reads the file into: the suite's pydantic models
 (stabilitygate/suite_schema.py), the report's and the baseline's frozen dataclasses
-(report/model.py, judge/baseline.py, through stabilitygate/typed_json.py).
+(report/model.py, judge/baseline.py), and those of one line of the samples and judgments files
+(samples.py, sampling/judgments_file.py), all through stabilitygate/typed_json.py.
 """
 
 from __future__ import annotations
@@ -11,14 +12,18 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from stabilitygate.judge.baseline import baseline_schema
 from stabilitygate.report.model import report_schema
+from stabilitygate.samples import samples_schema
+from stabilitygate.sampling.judgments_file import judgments_schema
+from stabilitygate.typed_json import JSON
 
-PUBLISHED: dict[str, Callable[[], dict[str, Any]]] = {
+PUBLISHED: dict[str, Callable[[], dict[str, JSON]]] = {
     "report.schema.json": report_schema,
     "baseline.schema.json": baseline_schema,
+    "samples.schema.json": samples_schema,
+    "judgments.schema.json": judgments_schema,
 }
 
 

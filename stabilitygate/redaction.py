@@ -18,7 +18,7 @@ import json
 import re
 import urllib.parse
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TypeAlias
 
 REDACTED = "***"
 # The base64 of a value this short is a few letters that occur in any text.
@@ -99,11 +99,15 @@ def pattern_for(values: frozenset[str]) -> re.Pattern[str] | None:
     return re.compile(_trie_pattern(sorted(forms)))
 
 
+#: A trie of characters: each key one character ("" marks a form that ends there).
+Trie: TypeAlias = dict[str, "Trie"]
+
+
 def _trie_pattern(forms: Sequence[str]) -> str:
     """One regex matching exactly `forms`, as a trie: at each position the engine follows one branch
     per next character instead of trying every form (hundreds, for a runner's secrets), and, the
     longer branch tried first, a form that contains another is replaced whole."""
-    root: dict[str, Any] = {}
+    root: Trie = {}
     for form in forms:
         node = root
         for ch in form:
@@ -112,7 +116,7 @@ def _trie_pattern(forms: Sequence[str]) -> str:
     return _node_pattern(root)
 
 
-def _node_pattern(node: dict[str, Any]) -> str:
+def _node_pattern(node: Trie) -> str:
     ends = "" in node
     branches = []
     for ch in sorted(k for k in node if k):

@@ -15,6 +15,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from stabilitygate.against_baseline import AgainstBaseline
 from stabilitygate.metrics import Agreement, Metrics, SampleCount
+from stabilitygate.names import CaseId
 from stabilitygate.typed_json import JSON, Count, Flag, Integer, Number, Signed, not_written, omitted_when_default
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "ClusterPairs",
     "CompletionCount",
     "Diagnostics",
+    "EmbeddingFacts",
     "ErrorCount",
     "FingerprintCount",
     "Metrics",
@@ -114,15 +116,16 @@ class Diagnostics:
     idempotent: Flag | None = omitted_when_default()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CaseMeasurement:
-    """Everything measured about one case (docs/design.md, "The numbers")."""
+    """Everything measured about one case (docs/design.md, "The numbers"); the report's `CaseResult`
+    extends it with the judge's word."""
 
-    id: str
+    id: CaseId
     samples_requested: SampleCount
     samples_ok: SampleCount
     sample_errors: SampleCount
-    metrics: Metrics = Metrics()
+    metrics: Metrics
     completions: tuple[CompletionCount, ...] = ()  # by count desc, then text
     answers: tuple[AnswerCount, ...] = ()  # by count desc, then answer
     fingerprints: tuple[FingerprintCount, ...] = ()
@@ -137,7 +140,22 @@ class CaseMeasurement:
     @classmethod
     def nothing(cls, case_id: str, samples_requested: int) -> CaseMeasurement:
         """The measurement of a case that was never sampled."""
-        return cls(case_id, samples_requested, 0, 0)
+        return cls(id=case_id, samples_requested=samples_requested, samples_ok=0, sample_errors=0, metrics=Metrics())
+
+
+@dataclass(frozen=True)
+class EmbeddingFacts:
+    """The semantic layer as the report describes it.
+
+    `texts_from_cache` is for the job summary only: the report JSON must not depend on whether the
+    embedding cache was warm, so it never enters `to_json()`.
+    """
+
+    model: str | None = None
+    texts_embedded: Count = 0
+    max_word_pieces: Count | None = None
+    truncation: str = ""
+    texts_from_cache: SkipJsonSchema[int | None] = not_written()
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any
+
+from pydantic.json_schema import JsonSchemaValue
 
 from stabilitygate.providers.registry import BUILT_IN, config_union
 from stabilitygate.suite.model import Suite
@@ -20,7 +21,7 @@ REF = "#/$defs/{model}"
 OVERRIDE_SUFFIX = "Override"
 
 
-def suite_json_schema() -> dict[str, Any]:
+def suite_json_schema() -> JsonSchemaValue:
     schema = Suite.model_json_schema(by_alias=True, mode="validation", ref_template=REF)
     providers = config_union(BUILT_IN).json_schema(by_alias=True, mode="validation", ref_template=REF)
     definitions = schema.setdefault("$defs", {})
@@ -47,7 +48,7 @@ def suite_json_schema() -> dict[str, Any]:
     }
 
 
-def _override_of(config_schema: dict[str, Any]) -> dict[str, Any]:
+def _override_of(config_schema: JsonSchemaValue) -> JsonSchemaValue:
     """A config model's schema with nothing required: a case sets only what it changes."""
     override = copy.deepcopy(config_schema)
     override.pop("required", None)

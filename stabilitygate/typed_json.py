@@ -11,21 +11,26 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from functools import cache
-from typing import Annotated, Any, TypeAlias, TypeVar
+from typing import Annotated, Any, Final, TypeAlias, TypeVar, overload
 
 from pydantic import Field, JsonValue, TypeAdapter, ValidationError
+from pydantic_core import ErrorDetails
 
 from stabilitygate.errors import BadInput
 from stabilitygate.plain import plain
 
 __all__ = [
     "JSON",
+    "SCHEMA_VERSION",
     "Count",
+    "Finite",
     "Flag",
     "Integer",
     "Number",
+    "SchemaVersion",
     "Share",
     "Signed",
+    "fields_of",
     "from_json",
     "json_schema",
     "not_written",
@@ -46,23 +51,46 @@ Count = Annotated[int, Field(ge=0, strict=True)]
 Share = Annotated[float, Field(ge=0, le=1, strict=True)]
 Signed = Annotated[float, Field(ge=-1, le=1, strict=True)]  # a cosine, a drop, a difference of shares
 Number = Annotated[float, Field(strict=True)]
+Finite = Annotated[float, Field(strict=True, allow_inf_nan=False)]  # a number a JSONL line may hold
 Integer = Annotated[int, Field(strict=True)]
 Flag = Annotated[bool, Field(strict=True)]
+
+#: The version of the gate's JSON files (the report and the baseline), and the one this reader knows
+#: (strict: `true` is not 1).
+SCHEMA_VERSION: Final = 1
+SchemaVersion = Annotated[int, Field(ge=SCHEMA_VERSION, le=SCHEMA_VERSION, strict=True)]
 
 _OMIT = "stabilitygate.omit_when_default"
 _HIDDEN = "stabilitygate.not_written"
 _MESSAGE_LIMIT = 200
 
 
-def omitted_when_default(default: Any = None) -> Any:
+@overload
+def omitted_when_default() -> None: ...
+@overload
+def omitted_when_default(default: T) -> T: ...
+def omitted_when_default(default: object = None) -> object:
     """A field left out of the JSON while it holds its default (a key only some runs have)."""
     return dataclasses.field(default=default, metadata={_OMIT: True})
 
 
-def not_written(default: Any = None) -> Any:
+@overload
+def not_written() -> None: ...
+@overload
+def not_written(default: T) -> T: ...
+def not_written(default: object = None) -> object:
     """A field for the log and the job summary only: never in the JSON, so its type is wrapped in
     `SkipJsonSchema` to keep it out of the published schema too."""
     return dataclasses.field(default=default, compare=False, metadata={_HIDDEN: True})
+
+
+def fields_of(value: object, kind: type | None = None) -> dict[str, Any]:
+    """The fields of the dataclass `value` by name (those of `kind`, one of its bases, when given), to
+    build a shape that extends another without naming its fields again:
+    `CaseResult(**fields_of(measurement), verdict=...)`, `CaseMeasurement(**fields_of(result, CaseMeasurement))`."""
+    if not dataclasses.is_dataclass(value) or isinstance(value, type):
+        raise TypeError(f"not a dataclass instance: {type(value).__name__}")
+    return {f.name: getattr(value, f.name) for f in dataclasses.fields(kind or value) if f.init}
 
 
 def to_json(value: object) -> JSON:
@@ -86,7 +114,7 @@ def to_json(value: object) -> JSON:
 
 
 @cache
-def _written_fields(kind: type) -> tuple[tuple[str, bool, Any], ...]:
+def _written_fields(kind: type) -> tuple[tuple[str, bool, object], ...]:
     """The fields of a dataclass that reach the JSON: (name, left out at its default, the default)."""
     return tuple(
         (f.name, bool(f.metadata.get(_OMIT)), f.default)
@@ -105,19 +133,20 @@ def _adapter(kind: object) -> TypeAdapter[Any]:
     return _ADAPTERS[kind]
 
 
-def from_json(kind: type[T], data: object, *, what: str, source: str | None) -> T:
-    """`data` read as `kind`; BadInput naming `source` and the first bad place when it is not one."""
+def from_json(kind: type[T], data: object, *, what: str, source: str | None, line: int | None = None) -> T:
+    """`data` read as `kind`; BadInput naming `source` (and `line`, in a JSONL file) and the first bad
+    place when it is not one."""
     try:
         result: T = _adapter(kind).validate_python(data)
     except ValidationError as exc:
         error = exc.errors(include_url=False)[0]
         where = "/".join(_place(data, error)) or "the top level"
         message = error["msg"] if len(error["msg"]) <= _MESSAGE_LIMIT else error["msg"][: _MESSAGE_LIMIT - 1] + "…"
-        raise BadInput(f"not {what} this version can read: at {where}: {message}", path=source) from exc
+        raise BadInput(f"not {what} this version can read: at {where}: {message}", path=source, line=line) from exc
     return result
 
 
-def _place(data: object, error: Any) -> list[str]:
+def _place(data: object, error: ErrorDetails) -> list[str]:
     """The keys and indexes of the error's location that are places in `data`: pydantic also puts
     there the union member it tried ("compared", "float"), which is not where the value is."""
     path, node = [], data
@@ -136,7 +165,7 @@ def _holds(node: object, part: int | str) -> bool:
     return isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
 
 
-def json_schema(kind: type[Any], *, title: str) -> dict[str, Any]:
+def json_schema(kind: type, *, title: str) -> dict[str, JSON]:
     """The JSON Schema (draft 2020-12) of what `from_json(kind, ...)` accepts."""
     schema = _adapter(kind).json_schema(mode="validation")
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": title, **schema}

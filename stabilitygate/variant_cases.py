@@ -10,7 +10,6 @@ model of its provider's type, so a key the type does not take is exit 2 at the v
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -106,7 +105,7 @@ def _provider(parsed: ParsedSuite, i: int, variant: Variant, where: Path_) -> Pr
     return cls.typed_config(config)
 
 
-def _variant_mapping(variant: Variant) -> Mapping[str, Any] | None:
+def _variant_mapping(variant: Variant) -> Mapping[str, object] | None:
     """The variant's provider override, its `params` shorthand merged in."""
     if variant.params is None:
         return variant.provider

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import httpx
-from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, JsonValue, TypeAdapter, ValidationError
 
 from stabilitygate.github.api_errors import (
     NOT_ACCESSIBLE,
@@ -47,7 +47,7 @@ class _GraphQLError(Answer):
 
 
 class _GraphQLAnswer(Answer):
-    data: dict[str, Any] | None = None
+    data: dict[str, JsonValue] | None = None
     errors: list[_GraphQLError] | None = None
 
 
@@ -135,7 +135,7 @@ class GitHubClient:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def request(self, method: str, url: str, *, json: Any = None, retry: bool = True) -> httpx.Response:
+    def request(self, method: str, url: str, *, json: object = None, retry: bool = True) -> httpx.Response:
         """Send one request; return its answer below 400, or raise CommentError.
 
         A rate-limited request was refused unprocessed, so it is always waited out and sent again,
@@ -165,7 +165,7 @@ class GitHubClient:
                 continue
             raise http_error(method, url, response)
 
-    def graphql(self, query: str, variables: Mapping[str, object] | None = None) -> dict[str, Any]:
+    def graphql(self, query: str, variables: Mapping[str, object] | None = None) -> dict[str, JsonValue]:
         """The `data` of a GraphQL answer; GraphQL's own errors (HTTP 200) raise CommentError too."""
         response = self.request("POST", self.graphql_url, json={"query": query, "variables": dict(variables or {})})
         answer = validate_answer(_GRAPHQL_ANSWER, decode_json(response, "GraphQL"), "GraphQL")

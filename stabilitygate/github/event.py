@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+
+from pydantic import JsonValue
 
 # Events whose payload carries the pull request itself.
 PULL_REQUEST_EVENTS = frozenset(
@@ -13,7 +14,7 @@ PULL_REQUEST_EVENTS = frozenset(
 )
 
 
-def _load_event(environ: Mapping[str, str]) -> dict[str, Any] | None:
+def _load_event(environ: Mapping[str, str]) -> dict[str, JsonValue] | None:
     path = environ.get("GITHUB_EVENT_PATH")
     if not path:
         return None
@@ -25,7 +26,7 @@ def _load_event(environ: Mapping[str, str]) -> dict[str, Any] | None:
     return payload if isinstance(payload, dict) else None
 
 
-def _positive_int(value: Any) -> int | None:
+def _positive_int(value: object) -> int | None:
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return value
     return None

@@ -11,11 +11,12 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO, TypedDict
 
 from stabilitygate.failures import Failure, guarded
 from stabilitygate.github import workflow_commands as wc
 from stabilitygate.github.inputs import ActionInputs
+from stabilitygate.judge.fail_on import FailOn
 from stabilitygate.log import log_to_stderr
 from stabilitygate.pipeline.options import Shard
 from stabilitygate.report.console import summary_lines
@@ -94,7 +95,17 @@ class _Tee:
         return [*self.lines, self._partial] if self._partial else list(self.lines)
 
 
-def judging_options(inputs: ActionInputs, files: GateFiles) -> dict[str, Any]:
+class JudgingOptions(TypedDict):
+    """The library's judging keywords, as `run` and `merge` take them."""
+
+    baseline: str | None
+    update_baseline: bool
+    fail_on: FailOn
+    embedding_cache: str | Path
+    accept_baseline_suite: str | None
+
+
+def judging_options(inputs: ActionInputs, files: GateFiles) -> JudgingOptions:
     """The keywords run and merge share: baseline (and another suite's name it may carry), whether to
     record it, what fails, the embedding cache."""
     return {

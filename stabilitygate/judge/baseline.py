@@ -12,9 +12,6 @@ import json
 import os
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Final
-
-from pydantic import Field
 
 from stabilitygate.atomic import write_atomic
 from stabilitygate.bounded import MAX_BASELINE_BYTES
@@ -25,11 +22,16 @@ from stabilitygate.judge.agreement import primary_agreement
 from stabilitygate.metrics import Agreement, Metrics, SampleCount
 from stabilitygate.results import AnswerCount, CaseMeasurement, CaseVerdict, CompletionCount, FingerprintCount
 from stabilitygate.suite.model import ResolvedCase
-from stabilitygate.typed_json import JSON, from_json, json_schema, omitted_when_default, to_json
+from stabilitygate.typed_json import (
+    JSON,
+    SCHEMA_VERSION,
+    SchemaVersion,
+    from_json,
+    json_schema,
+    omitted_when_default,
+    to_json,
+)
 
-SCHEMA_VERSION: Final = 1
-#: The one version this reader knows (strict: `true` is not 1).
-SchemaVersion = Annotated[int, Field(ge=SCHEMA_VERSION, le=SCHEMA_VERSION, strict=True)]
 TOP = 5  # completions and answers kept per case: enough to show what changed, small in a diff
 
 
@@ -193,6 +195,6 @@ def read_baseline(path: str | os.PathLike[str]) -> Baseline | None:
     return from_json(Baseline, data, what="a baseline file", source=str(path))
 
 
-def baseline_schema() -> dict[str, object]:
+def baseline_schema() -> dict[str, JSON]:
     """The published JSON Schema of the baseline file, generated from `Baseline`."""
     return json_schema(Baseline, title="A stabilitygate baseline (SUITE.baseline.json)")

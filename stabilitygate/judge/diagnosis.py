@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from stabilitygate.judge.wording import p_phrase
 from stabilitygate.remedies import ProbeResult, VariantResult
 from stabilitygate.results import CaseMeasurement, VerdictName
+from stabilitygate.suite.model import Idempotency, ParserKind
 
 #: The conditions' sentence that names a change of concurrency starts so (stabilitygate/conditions.py).
 CONCURRENCY_DIFFERS = "baseline drawn at concurrency"
@@ -26,8 +27,8 @@ class Evidence:
     """What the rules read about one case."""
 
     measurement: CaseMeasurement
-    parser: str | None  # the answer parser's kind; None without one
-    idempotency: str = "per_sample"
+    parser: ParserKind | None  # None without one
+    idempotency: Idempotency = "per_sample"
     probe: ProbeResult | None = None
     variants: tuple[VariantResult, ...] = ()
 

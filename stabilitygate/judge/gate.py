@@ -10,6 +10,7 @@ from typing import Literal
 from stabilitygate.errors import EXIT_CANNOT_MEASURE, EXIT_FAIL, EXIT_PASS, BadInput
 from stabilitygate.judge.fail_on import FAIL_ON_CHOICES
 from stabilitygate.results import CaseVerdict
+from stabilitygate.typed_json import Count
 
 RunVerdict = Literal["pass", "fail", "error"]
 #: The verdicts each `fail_on` setting fails on.
@@ -41,17 +42,17 @@ def exit_code(verdicts: Sequence[CaseVerdict], fail_on: str, *, could_not_measur
     return EXIT_FAIL if names & FAILING[fail_on] else EXIT_PASS
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class VerdictCounts:
-    """The summary's counts of cases by verdict."""
+    """The summary's counts of cases by verdict (the report's `Summary` has these fields)."""
 
-    cases: int
-    passed: int
-    failed: int
-    regressed: int
-    warned: int
-    new: int
-    errors: int
+    cases: Count
+    passed: Count
+    failed: Count
+    regressed: Count
+    warned: Count = 0  # a report older than warnings has none
+    new: Count
+    errors: Count
 
 
 def verdict_counts(verdicts: Sequence[CaseVerdict]) -> VerdictCounts:

@@ -24,6 +24,7 @@ from typing import Any
 from stabilitygate.measure.agreement import value_key
 from stabilitygate.typed_json import JSON
 
+#: Whether two rows' values are one class: equal answers, or texts of one meaning (those take `str`).
 Same = Callable[[Any, Any], bool]
 
 
@@ -78,7 +79,7 @@ class Runs:
 
 def pool_of(runs: Runs, same: Same) -> Pool:
     """The runs' rows aligned by `same` and counted per class (docs/design.md §6, "The case's test")."""
-    leaders: list[Any] = []
+    leaders: list[JSON] = []
     before = [_join(leaders, row.value, same) for row in runs.before]
     now = [_join(leaders, row.value, same) for row in runs.now]
     size = len(leaders)
@@ -98,7 +99,7 @@ def pool_of(runs: Runs, same: Same) -> Pool:
     return _classes(counts_b, counts_c, keys, (max(unknown_b, 0), max(unknown_c, 0)), runs.failures)
 
 
-def _join(leaders: list[Any], value: Any, same: Same) -> int:
+def _join(leaders: list[JSON], value: JSON, same: Same) -> int:
     """The group `value` joins: the first whose first member is the same, else a new one."""
     for i, leader in enumerate(leaders):
         if same(value, leader):

@@ -23,7 +23,7 @@ from stabilitygate.judge.pool import Counted, Runs, pool_of
 from stabilitygate.measure.parsers import parse_answer
 from stabilitygate.remedies import ProbeResult
 from stabilitygate.samples import Sample
-from stabilitygate.suite.model import ResolvedCase
+from stabilitygate.suite.model import Probe, ResolvedCase
 
 
 def probe_results(
@@ -103,7 +103,7 @@ def _distinct(values: Sequence[str | None]) -> int:
     return len({v for v in values if v is not None}) + values.count(None)
 
 
-def probed_cases(cases: Sequence[ResolvedCase], probe: str | None) -> list[ResolvedCase]:
+def probed_cases(cases: Sequence[ResolvedCase], probe: Probe | None) -> list[ResolvedCase]:
     """The cases the probe applies to: every case with two samples or more, when it is on."""
     return [c for c in cases if probe == "concurrency" and half_of(c) >= 1]
 

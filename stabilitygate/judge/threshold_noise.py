@@ -27,7 +27,7 @@ from stabilitygate.judge.baseline import Baseline, BaselineCase
 from stabilitygate.judge.exact import log_poisson, poisson_pmf
 from stabilitygate.judge.thresholds import below
 from stabilitygate.plain import round_float
-from stabilitygate.suite.model import ResolvedCase
+from stabilitygate.suite.model import ResolvedCase, ThresholdName
 from stabilitygate.typed_json import Count, Number, Share
 
 __all__ = ["NoisyThreshold", "chance_all_below", "noisy_thresholds", "noisy_thresholds_of"]
@@ -43,7 +43,7 @@ class NoisyThreshold:
     """A threshold an unchanged run fails more often than `alpha`, and the loosest value that holds."""
 
     case: str
-    threshold: str  # the suite's key, e.g. "min_agreement"
+    threshold: ThresholdName
     limit: Number
     baseline_k: Count  # the baseline's count behind it (the most common answer, the parsed samples, ...)
     baseline_n: Count
@@ -80,7 +80,7 @@ class _Bound:
     """One threshold as a bound on a count: the categories whose largest count it bounds, at their
     baseline rates (the rest of the samples free)."""
 
-    name: str
+    name: ThresholdName
     limit: float
     rates: tuple[float, ...]
     k: int
@@ -121,7 +121,7 @@ def _min_bounds(case: ResolvedCase, entry: BaselineCase) -> list[_Bound]:
         return []
     bounds: list[_Bound] = []
 
-    def add(name: str, limit: float | None, counts: Sequence[int]) -> None:
+    def add(name: ThresholdName, limit: float | None, counts: Sequence[int]) -> None:
         if limit is not None and limit > 0 and counts:
             bounds.append(_Bound(name, limit, tuple(c / n for c in counts), max(counts), n))
 
@@ -130,12 +130,10 @@ def _min_bounds(case: ResolvedCase, entry: BaselineCase) -> list[_Bound]:
     add("min_mode_share", t.min_mode_share, [c.count for c in entry.completions])
     if case.answer is not None and metrics.parse_failures is not None:
         add("min_parsed", t.parsed_floor, [n - metrics.parse_failures])
-    for name, limit, share in (
-        ("min_accuracy", t.min_accuracy, metrics.accuracy),
-        ("min_schema_valid", t.min_schema_valid, metrics.schema_valid_share),
-    ):
-        if share is not None:
-            add(name, limit, [round(share * n)])
+    if metrics.accuracy is not None:
+        add("min_accuracy", t.min_accuracy, [round(metrics.accuracy * n)])
+    if metrics.schema_valid_share is not None:
+        add("min_schema_valid", t.min_schema_valid, [round(metrics.schema_valid_share * n)])
     return bounds
 
 

@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TypeVar
 
 from stabilitygate.measure.expected import expected_test
 from stabilitygate.measure.parsers import ParsedAnswer, parse_answer
+from stabilitygate.metrics import Metrics
 from stabilitygate.plain import round_optional
 from stabilitygate.suite.model import AnswerSpec
+from stabilitygate.typed_json import JSON
+
+T = TypeVar("T")
 
 
-def value_key(value: Any) -> str:
+def value_key(value: object) -> str:
     """A total order over JSON-able values of mixed types, for stable sorting."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
@@ -29,20 +33,21 @@ def count_texts(texts: Iterable[str]) -> dict[str, int]:
     return counts
 
 
-def ranked(counts: Mapping[Any, int]) -> list[tuple[Any, int]]:
+def ranked(counts: Mapping[T, int]) -> list[tuple[T, int]]:
     """(value, count) by count descending, then by value: the report order, and the mode first."""
     return sorted(counts.items(), key=lambda item: (-item[1], value_key(item[0])))
 
 
-def raw_metrics(counts: Mapping[str, int]) -> dict[str, Any]:
+def raw_metrics(counts: Mapping[str, int]) -> Metrics:
+    """The numbers of the completions themselves: unique completions, mode share, TARr."""
     total = sum(counts.values())
     if total == 0:
-        return {"unique_completions": 0, "mode_share": None, "tar_raw": None}
-    return {
-        "unique_completions": len(counts),
-        "mode_share": round_optional(max(counts.values()) / total),
-        "tar_raw": len(counts) == 1,
-    }
+        return Metrics(unique_completions=0)
+    return Metrics(
+        unique_completions=len(counts),
+        mode_share=round_optional(max(counts.values()) / total),
+        tar_raw=len(counts) == 1,
+    )
 
 
 def parse_texts(spec: AnswerSpec, counts: Mapping[str, int]) -> dict[str, ParsedAnswer]:
@@ -50,9 +55,9 @@ def parse_texts(spec: AnswerSpec, counts: Mapping[str, int]) -> dict[str, Parsed
     return {text: parse_answer(spec, text) for text in counts}
 
 
-def answer_counts(parsed: Mapping[str, ParsedAnswer], counts: Mapping[str, int]) -> dict[Any, int]:
+def answer_counts(parsed: Mapping[str, ParsedAnswer], counts: Mapping[str, int]) -> dict[JSON, int]:
     """Parsed answers with their counts (parse failures left out), in order of first appearance."""
-    answers: dict[Any, int] = {}
+    answers: dict[JSON, int] = {}
     for text, n in counts.items():
         answer = parsed[text]
         if answer.ok:
@@ -60,39 +65,35 @@ def answer_counts(parsed: Mapping[str, ParsedAnswer], counts: Mapping[str, int])
     return answers
 
 
-def parsed_metrics(spec: AnswerSpec, parsed: Mapping[str, ParsedAnswer], counts: Mapping[str, int]) -> dict[str, Any]:
+def parsed_metrics(spec: AnswerSpec, parsed: Mapping[str, ParsedAnswer], counts: Mapping[str, int]) -> Metrics:
+    """The numbers of the parsed answers: agreement, TARa, parse failures, the share that meets the schema."""
     total = sum(counts.values())
     failures = sum(n for text, n in counts.items() if not parsed[text].ok)
     answers = answer_counts(parsed, counts)
     schema_ok = sum(n for text, n in counts.items() if parsed[text].schema_valid)
     if total == 0:
-        return {
-            "parsed_agreement": None,
-            "tar_parsed": None,
-            "parse_failures": 0,
-            "schema_valid_share": None,
-        }
-    return {
-        "parsed_agreement": round_optional(max(answers.values(), default=0) / total),
-        "tar_parsed": failures == 0 and len(answers) == 1,
-        "parse_failures": failures,
-        "schema_valid_share": round_optional(schema_ok / total) if spec.schema_ is not None else None,
-    }
+        return Metrics(parse_failures=0)
+    return Metrics(
+        parsed_agreement=round_optional(max(answers.values(), default=0) / total),
+        tar_parsed=failures == 0 and len(answers) == 1,
+        parse_failures=failures,
+        schema_valid_share=round_optional(schema_ok / total) if spec.schema_ is not None else None,
+    )
 
 
 def accuracy_metrics(
     spec: AnswerSpec | None,
-    expected: Any,
+    expected: JSON,
     parsed: Mapping[str, ParsedAnswer] | None,
     counts: Mapping[str, int],
-) -> dict[str, Any]:
+) -> Metrics:
     """Share of samples whose answer `expected` accepts; without a parser the completion is the answer."""
     total = sum(counts.values())
     if expected is None or total == 0:
-        return {"accuracy": None, "any_correct": None, "all_correct": None}
+        return Metrics()
     accepts = expected_test(spec if parsed is not None else None, expected)
     if spec is None or parsed is None:
         correct = sum(n for text, n in counts.items() if accepts(text))
     else:
         correct = sum(n for text, n in counts.items() if parsed[text].ok and accepts(parsed[text].value))
-    return {"accuracy": round_optional(correct / total), "any_correct": correct > 0, "all_correct": correct == total}
+    return Metrics(accuracy=round_optional(correct / total), any_correct=correct > 0, all_correct=correct == total)

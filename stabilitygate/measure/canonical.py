@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
-from typing import Any
+
+from stabilitygate.typed_json import JSON
 
 #: Integral numbers below this magnitude are reported as ints (42.0 -> 42), as JSON canonical forms do.
 _EXACT_INT_LIMIT = 10**15
@@ -62,7 +63,7 @@ def canonical_fraction(value: Fraction) -> int | float | str:
     return as_float + 0.0  # a value too small for a float is 0.0, never -0.0
 
 
-def _canonical_tree(value: Any) -> Any:
+def _canonical_tree(value: object) -> JSON:
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return value
     if isinstance(value, int | float):
@@ -77,12 +78,12 @@ def _canonical_tree(value: Any) -> Any:
     return str(value)  # YAML dates and the like compare by their text
 
 
-def canonical_json(value: Any) -> str:
+def canonical_json(value: object) -> str:
     """Sorted keys, compact separators, integral numbers as ints: equal documents give equal strings."""
     return json.dumps(_canonical_tree(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def scalar_text(value: Any) -> str:
+def scalar_text(value: object) -> str:
     """An expected scalar as a completion would write it: true/false as JSON does, "" for null."""
     if isinstance(value, bool):
         return "true" if value else "false"

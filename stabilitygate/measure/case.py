@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
 
 from stabilitygate.measure.agreement import (
     accuracy_metrics,
@@ -122,34 +121,38 @@ def measure_case(
     if len(ordered) < requested:
         notes.append(f"only {len(ordered)} of {requested} requested samples were drawn")
 
-    metrics: dict[str, Any] = {}  # the keyword arguments of Metrics, gathered step by step
-    metrics.update(raw_metrics(counts))
     parsed = parse_texts(case.answer, counts) if case.answer is not None else None
     answers: list[tuple[JSON, int]] = []
+    agreement = Metrics()
     if case.answer is not None and parsed is not None:
-        metrics.update(parsed_metrics(case.answer, parsed, counts))
+        agreement = parsed_metrics(case.answer, parsed, counts)
         answers = ranked(answer_counts(parsed, counts))
-        if metrics["parse_failures"]:
+        if agreement.parse_failures:
             notes.append(
-                f"{metrics['parse_failures']} of {total} answers did not parse (first: {_first_parse_error(parsed)})"
+                f"{agreement.parse_failures} of {total} answers did not parse (first: {_first_parse_error(parsed)})"
             )
-    metrics.update(accuracy_metrics(case.answer, case.expected, parsed, counts))
     semantic = semantic_metrics(case, counts, embedder, meaning) if total else None
     if semantic is not None:
-        metrics.update(semantic.metrics)
         notes.extend(semantic.notes)
     divergence = divergence_token(counts)
-    metrics["divergence_token"] = divergence
     if divergence is None and len(counts) > 1:
         notes.append("the completions differ only in whitespace")
 
     usage = _usage(ordered)
-    metrics["prompt_tokens"] = usage.get("prompt_tokens")
-    metrics["completion_tokens"] = usage.get("completion_tokens")
     cut = sum(1 for s in ok if s.finish_reason == "length")
-    metrics["length_cut"] = cut
     if cut:
         notes.append(f"{cut} of {total} completions were cut at max_tokens (finish_reason length)")
+    metrics = raw_metrics(counts).joined(
+        agreement,
+        accuracy_metrics(case.answer, case.expected, parsed, counts),
+        semantic.metrics if semantic is not None else Metrics(),
+        Metrics(
+            divergence_token=divergence,
+            prompt_tokens=usage.get("prompt_tokens"),
+            completion_tokens=usage.get("completion_tokens"),
+            length_cut=cut,
+        ),
+    )
 
     fingerprints = count_texts(s.fingerprint for s in ordered if s.fingerprint)
     errors = count_texts(s.error or "unknown error" for s in failed)
@@ -158,7 +161,7 @@ def measure_case(
         samples_requested=requested,
         samples_ok=total,
         sample_errors=len(failed),
-        metrics=Metrics(**metrics),
+        metrics=metrics,
         completions=tuple(CompletionCount(t, n) for t, n in ranked(counts)),
         answers=tuple(AnswerCount(a, n) for a, n in answers),
         fingerprints=tuple(FingerprintCount(f, n) for f, n in ranked(fingerprints)),

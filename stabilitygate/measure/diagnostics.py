@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from stabilitygate.measure.tokens import token_spans
 from stabilitygate.plain import round_float
 from stabilitygate.results import Diagnostics
+from stabilitygate.samples import TokenLogprob
 from stabilitygate.typed_json import JSON
 
 
@@ -25,12 +25,6 @@ class NearTie:
     token: str
     runner_up: str | None
     divergence_at_tie: bool | None  # None when it cannot be told (no divergence, tokens do not spell the text)
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value)
 
 
 def _tie_word_range(text: str, tokens: Sequence[str], position: int) -> tuple[int, int] | None:
@@ -52,62 +46,48 @@ def _tie_word_range(text: str, tokens: Sequence[str], position: int) -> tuple[in
     return following, following - 1
 
 
-def near_tie(logprobs: Sequence[Sequence[Any]], text: str, divergence: int | None) -> NearTie | None:
+def near_tie(logprobs: Sequence[TokenLogprob], text: str, divergence: int | None) -> NearTie | None:
     """The smallest top-two margin along a completion's tokens (the first such token on equal margins)."""
     best: tuple[float, int] | None = None
     for i, entry in enumerate(logprobs):
-        if len(entry) < 4:
-            continue
-        top, second = _number(entry[1]), _number(entry[3])
-        if top is None or second is None:
-            continue
-        margin = top - second
-        if best is None or margin < best[0]:
+        margin = _margin(entry)
+        if margin is not None and (best is None or margin < best[0]):
             best = (margin, i)
     if best is None:
         return None
     margin, i = best
-    tokens = ["" if not entry or entry[0] is None else str(entry[0]) for entry in logprobs]
+    tokens = [entry.token for entry in logprobs]
     at_tie: bool | None = None
     if divergence is not None:
         words = _tie_word_range(text, tokens, i + 1)
         if words is not None:
             first, last = words
             at_tie = first <= divergence <= last + 1
-    runner_up = logprobs[i][2]
-    return NearTie(
-        margin=round_float(margin),
-        position=i + 1,
-        token=tokens[i],
-        runner_up=None if runner_up is None else str(runner_up),
-        divergence_at_tie=at_tie,
-    )
+    return NearTie(round_float(margin), i + 1, tokens[i], logprobs[i].runner_up, divergence_at_tie=at_tie)
 
 
-def split_tie(logprobs: Sequence[Sequence[Any]], text: str, divergence: int | None) -> NearTie | None:
+def _margin(entry: TokenLogprob) -> float | None:
+    """logprob - runner_up_logprob; None without a runner-up, or where a logprob was not finite."""
+    if entry.logprob is None or entry.runner_up_logprob is None:
+        return None
+    return entry.logprob - entry.runner_up_logprob
+
+
+def split_tie(logprobs: Sequence[TokenLogprob], text: str, divergence: int | None) -> NearTie | None:
     """The provider's token where the completions part ways (the `divergence`-th word token of `text`)
     and the runner-up it beat there; None when it cannot be told: no divergence, a text that ends
     before it, provider tokens that do not spell the text, or no runner-up at that token."""
-    tokens = ["" if not entry or entry[0] is None else str(entry[0]) for entry in logprobs]
+    tokens = [entry.token for entry in logprobs]
     spans = token_spans(text)
     if divergence is None or divergence > len(spans) or "".join(tokens) != text:
         return None
     start, offset = spans[divergence - 1][0], 0
-    for i, token in enumerate(tokens):
-        offset += len(token)
+    for i, entry in enumerate(logprobs):
+        offset += len(entry.token)
         if offset > start:
-            return _tie_at(logprobs[i], i, token)
+            margin = _margin(entry)
+            return None if margin is None else NearTie(round_float(margin), i + 1, entry.token, entry.runner_up, True)
     return None
-
-
-def _tie_at(entry: Sequence[Any], i: int, token: str) -> NearTie | None:
-    if len(entry) < 4:
-        return None
-    top, second = _number(entry[1]), _number(entry[3])
-    if top is None or second is None:
-        return None
-    runner_up = None if entry[2] is None else str(entry[2])
-    return NearTie(round_float(top - second), i + 1, token, runner_up, divergence_at_tie=True)
 
 
 def near_tie_diagnostics(tie: NearTie | None, split: NearTie | None = None) -> Diagnostics:

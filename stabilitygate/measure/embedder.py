@@ -4,7 +4,7 @@ It picks the backend, keeps the vectors in memory and in the disk cache (measure
 and counts what it did. Importing this module is cheap, and so is constructing an Embedder: the model
 runtime loads in `start_loading()`'s worker thread (measure/embedding_worker.py; a run calls it before
 sampling, so the load overlaps the requests) or on the first `embed`. The default model,
-all-MiniLM-L6-v2, runs on onnxruntime from its ONNX export (measure/onnx_backend.py): no torch. Any
+all-MiniLM-L6-v2, runs on onnxruntime from its ONNX export (measure/onnx_backend.py): no torch. Every
 other `embedding.model` is a local sentence-transformers directory and runs on sentence-transformers
 and torch, the reference backend (measure/sentence_transformers_backend.py).
 
@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -42,6 +42,7 @@ from stabilitygate.measure.sentence_transformers_backend import (
     word_piece_counter,
 )
 from stabilitygate.plain import round_float
+from stabilitygate.results import EmbeddingFacts
 
 _DEFAULT_ALIASES = {DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"}
 _CHUNK = 1024  # texts per call into the model, so the cache keeps what an interrupted run computed
@@ -287,16 +288,17 @@ def similarity(embedder: TextEmbedder, a: str, b: str) -> float:
     return round_float(float(np.clip(rows[0] @ rows[1], -1.0, 1.0)))
 
 
-def embedding_info(embedder: Embedder | None) -> dict[str, Any]:
+def embedding_info(embedder: Embedder | None) -> EmbeddingFacts:
     """The report's description of the semantic layer (the same whether vectors came from the cache or not)."""
     if embedder is None:
-        return {"model": None, "texts_embedded": 0, "max_word_pieces": None, "truncation": "semantic layer off"}
+        return EmbeddingFacts(truncation="semantic layer off")
     limit = embedder.max_word_pieces
-    return {
-        "model": embedder.model_name,
-        "texts_embedded": embedder.distinct_texts,
-        "max_word_pieces": limit,
-        "truncation": (
+    return EmbeddingFacts(
+        model=embedder.model_name,
+        texts_embedded=embedder.distinct_texts,
+        max_word_pieces=limit,
+        truncation=(
             f"texts longer than {limit} word pieces are truncated: their semantic numbers cover only the first {limit}"
         ),
-    }
+        texts_from_cache=embedder.texts_from_cache,
+    )

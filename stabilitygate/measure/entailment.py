@@ -11,13 +11,18 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Literal, get_args
+
+from pydantic import Field
 
 from stabilitygate.measure.canonical import NoAnswer
 from stabilitygate.measure.choice import choice_matcher
+from stabilitygate.typed_json import JSON, Integer, from_json
 
-LABELS = ("entailment", "neutral", "contradiction")
-ENTAILMENT = "entailment"
+#: What the judge may answer; only "entailment" makes two answers one meaning.
+Label = Literal["entailment", "neutral", "contradiction"]
+LABELS: tuple[Label, ...] = get_args(Label)
+ENTAILMENT: Label = "entailment"
 PROMPT_VERSION = 2  # part of every judgment's key: a changed prompt never reads old judgments
 REPLY_CHARS = 200  # of an unreadable reply kept for the report
 
@@ -55,21 +60,22 @@ def _marker_tag(*texts: str) -> str:
     raise AssertionError("no marker tag absent from the texts")  # 1000 collisions of 64 bits
 
 
-def read_label(reply: str) -> str | None:
+def read_label(reply: str) -> Label | None:
     """The label the reply commits to, as a `choice` parser reads it; None when it names none clearly."""
     try:
-        return choice_matcher(LABELS).parse(reply).lower()
+        found = choice_matcher(LABELS).parse(reply).lower()
     except NoAnswer:
         return None
+    return next(label for label in LABELS if label == found)
 
 
 @dataclass(frozen=True)
 class Judgment:
     """The judge's word on one ordered pair: does the premise entail the hypothesis?"""
 
-    label: str | None  # entailment | neutral | contradiction; None: the reply named none of them
+    label: Label | None  # None: the reply named none of the labels
     reply: str  # kept short: it is shown only when it could not be read
-    usage: Mapping[str, int] = field(default_factory=dict)
+    usage: Mapping[str, Integer] = field(default_factory=dict)
 
     @property
     def entails(self) -> bool:
@@ -81,29 +87,20 @@ class Judgment:
         shown = reply if len(reply) <= REPLY_CHARS else reply[: REPLY_CHARS - 1] + "…"
         return cls(label, shown, dict(usage or {}))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, JSON]:
         return {"label": self.label, "reply": self.reply, "usage": dict(sorted(self.usage.items()))}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Judgment:
-        """A recorded judgment; ValueError when the mapping is not one."""
-        label, reply, usage = data.get("label"), data.get("reply"), data.get("usage") or {}
-        if label is not None and label not in LABELS:
-            raise ValueError(f"`label` must be one of {', '.join(LABELS)} or null, got {label!r:.40}")
-        if not isinstance(reply, str):
-            raise ValueError("`reply` must be a string")
-        if not isinstance(usage, dict) or not all(
-            isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) for k, v in usage.items()
-        ):
-            raise ValueError("`usage` must be an object of integer token counts")
-        return cls(label, reply, usage)
+    def from_json(cls, data: object, *, source: str | None = None) -> Judgment:
+        """A recorded judgment; BadInput naming its first bad place when `data` is not one."""
+        return from_json(cls, data, what="a judgment", source=source)
 
 
 def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def judge_key(judge: Mapping[str, Any], question: Sequence[Mapping[str, str]]) -> str:
+def judge_key(judge: Mapping[str, object], question: Sequence[Mapping[str, str]]) -> str:
     """What a judgment depends on besides the two texts: the judge's definition, the prompt, the question.
 
     `judge` is the judge's provider config without its address (a judgment recorded against localhost
@@ -114,13 +111,17 @@ def judge_key(judge: Mapping[str, Any], question: Sequence[Mapping[str, str]]) -
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
+#: The sha256 of a text, as the judgments name the texts they judged (never the texts themselves).
+TextHash = Annotated[str, Field(min_length=64, max_length=64)]
+
+
 @dataclass(frozen=True)
 class PairKey:
     """One ordered pair under one judge: the key of the cache and of the recorded judgments."""
 
-    judge: str
-    premise: str  # sha256 of the text
-    hypothesis: str
+    judge: Annotated[str, Field(min_length=1)]  # judge_key: the judge, the prompt, the question
+    premise: TextHash
+    hypothesis: TextHash
 
     @classmethod
     def of(cls, judge: str, premise: str, hypothesis: str) -> PairKey:

@@ -8,19 +8,19 @@ text: the `text` and `regex` parsers' answers, or the completion itself when the
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
 
 from stabilitygate.measure.parsers import normalize_expected, normalize_text
 from stabilitygate.patterns import search
 from stabilitygate.suite.expected import TEXT_ANSWER_KINDS, ContainsExpected, expected_matcher
 from stabilitygate.suite.model import AnswerSpec
+from stabilitygate.typed_json import JSON
 
 #: A test of one answer: the parsed value, or the completion when the case has no parser.
-AnswerTest = Callable[[Any], bool]
+AnswerTest = Callable[[JSON], bool]
 
 
-def expected_test(spec: AnswerSpec | None, expected: Any) -> AnswerTest:
+def expected_test(spec: AnswerSpec | None, expected: object) -> AnswerTest:
     """The test `expected` sets for the answers of a case parsed by `spec` (None: no parser)."""
     if isinstance(expected, dict) and (spec is None or spec.kind in TEXT_ANSWER_KINDS):
         return _matcher_test(spec, expected)
@@ -31,7 +31,7 @@ def expected_test(spec: AnswerSpec | None, expected: Any) -> AnswerTest:
     return lambda value: bool(value == canonical)
 
 
-def _matcher_test(spec: AnswerSpec | None, expected: dict[Any, Any]) -> AnswerTest:
+def _matcher_test(spec: AnswerSpec | None, expected: Mapping[object, object]) -> AnswerTest:
     matcher = expected_matcher(expected)
     if isinstance(matcher, ContainsExpected):
         # The needle goes through the answer's own normalization, so {contains: Paris} finds

@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 
 from stabilitygate.atomic import write_atomic
+from stabilitygate.errors import BadInput
 from stabilitygate.measure.embedding_cache import resolve_cache_dir
 from stabilitygate.measure.entailment import Judgment, PairKey
 
@@ -41,9 +42,8 @@ class JudgmentCache:
 
     def get(self, key: PairKey) -> Judgment | None:
         try:
-            data = json.loads(self._path(key).read_text(encoding="utf-8"))
-            return Judgment.from_json(data) if isinstance(data, dict) else None
-        except (OSError, ValueError):
+            return Judgment.from_json(json.loads(self._path(key).read_text(encoding="utf-8")))
+        except (OSError, ValueError, BadInput):
             return None
 
     def put(self, key: PairKey, judgment: Judgment) -> None:

@@ -20,7 +20,6 @@ import os
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -37,7 +36,7 @@ PINNED = {
     WEIGHTS_NAME: (90_868_376, "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"),
     TOKENIZER_NAME: (466_247, "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"),
 }
-_DTYPES: dict[str, np.dtype[Any]] = {"F32": np.dtype("<f4"), "F64": np.dtype("<f8"), "I64": np.dtype("<i8")}
+_DTYPES: dict[str, np.dtype[np.generic]] = {"F32": np.dtype("<f4"), "F64": np.dtype("<f8"), "I64": np.dtype("<i8")}
 _HASH_CHUNK = 1 << 20
 _MAX_HEADER = 1 << 24
 
@@ -133,7 +132,7 @@ class TensorEntry:
     """One tensor of a safetensors file: its type, shape and byte range in the file."""
 
     name: str
-    dtype: np.dtype[Any]
+    dtype: np.dtype[np.generic]
     shape: tuple[int, ...]
     start: int  # from the start of the file
     end: int

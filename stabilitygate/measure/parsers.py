@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import NoReturn
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
@@ -24,7 +24,7 @@ from stabilitygate.measure.canonical import NoAnswer, canonical_json, canonical_
 from stabilitygate.measure.choice import choice_matcher
 from stabilitygate.measure.numbers import read_number
 from stabilitygate.patterns import search
-from stabilitygate.suite.model import AnswerSpec
+from stabilitygate.suite.model import AnswerSpec, ParserKind
 from stabilitygate.typed_json import JSON
 
 _MAX_JSON_ATTEMPTS = 2000  # start positions tried when hunting for JSON inside prose
@@ -45,7 +45,7 @@ class ParsedAnswer:
 # -- json ------------------------------------------------------------------------------------------------
 
 
-def _reject_constant(name: str) -> Any:
+def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not JSON")
 
 
@@ -54,7 +54,7 @@ _FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.S)
 _JSON_START = re.compile(r"[{\[]")
 
 
-def _loads(text: str) -> tuple[bool, Any]:
+def _loads(text: str) -> tuple[bool, JSON]:
     try:
         doc, end = _DECODER.raw_decode(text)
     except (ValueError, RecursionError):
@@ -62,7 +62,7 @@ def _loads(text: str) -> tuple[bool, Any]:
     return (True, doc) if end == len(text) else (False, None)
 
 
-def _json_documents(text: str) -> Iterator[Any]:
+def _json_documents(text: str) -> Iterator[JSON]:
     """The whole text, then fenced blocks, then every object or array embedded in prose, in that order."""
     ok, doc = _loads(text.strip())
     if ok:
@@ -97,11 +97,11 @@ def check_pointer(pointer: str) -> None:
         raise BadInput(f"answer.json: {pointer!r} is not a JSON pointer: it must be empty or start with '/'")
 
 
-def _parse_json(spec: AnswerSpec, text: str) -> Any:
+def _parse_json(spec: AnswerSpec, text: str) -> JSON:
     return _json_document_and_value(spec, text)[1]
 
 
-def _json_document_and_value(spec: AnswerSpec, text: str) -> tuple[Any, Any]:
+def _json_document_and_value(spec: AnswerSpec, text: str) -> tuple[JSON, JSON]:
     """The first JSON document in `text` that has something at the pointer, and that something."""
     pointer = spec.json_ or ""
     check_pointer(pointer)
@@ -119,14 +119,14 @@ def _json_document_and_value(spec: AnswerSpec, text: str) -> tuple[Any, Any]:
 # -- choice ----------------------------------------------------------------------------------------------
 
 
-def _parse_choice(spec: AnswerSpec, text: str) -> Any:
+def _parse_choice(spec: AnswerSpec, text: str) -> str:
     return choice_matcher(tuple(spec.choice or ())).parse(text)
 
 
 # -- regex, number, text ---------------------------------------------------------------------------------
 
 
-def _parse_regex(spec: AnswerSpec, text: str) -> Any:
+def _parse_regex(spec: AnswerSpec, text: str) -> str:
     m = search(spec.regex or "", text, where="answer.regex")
     if m is None:
         raise NoAnswer("the pattern does not match")
@@ -143,7 +143,7 @@ def parse_number(text: str, *, decimal_comma: bool = False) -> int | float | str
     return read_number(text, decimal_comma=decimal_comma)
 
 
-def _parse_number(spec: AnswerSpec, text: str) -> Any:
+def _parse_number(spec: AnswerSpec, text: str) -> int | float | str:
     return read_number(text, decimal_comma=spec.decimal_comma)
 
 
@@ -161,14 +161,14 @@ def normalize_text(text: str, steps: Sequence[str]) -> str:
     return text
 
 
-def _parse_text(spec: AnswerSpec, text: str) -> Any:
+def _parse_text(spec: AnswerSpec, text: str) -> str:
     value = normalize_text(text, spec.text.normalize if spec.text else [])
     if not value:
         raise NoAnswer("the answer is empty")
     return value
 
 
-_PARSERS: dict[str, Callable[[AnswerSpec, str], Any]] = {
+_PARSERS: dict[ParserKind, Callable[[AnswerSpec, str], JSON]] = {
     "json": _parse_json,
     "choice": _parse_choice,
     "regex": _parse_regex,
@@ -185,7 +185,7 @@ def _validator(schema_json: str) -> Draft202012Validator:
     return Draft202012Validator(json.loads(schema_json))
 
 
-def _schema_error(schema: dict[str, Any], value: Any) -> str | None:
+def _schema_error(schema: Mapping[str, JSON], value: JSON) -> str | None:
     validator = _validator(json.dumps(schema, sort_keys=True))
     try:
         error = best_match(validator.iter_errors(value))
@@ -224,7 +224,7 @@ def parse_answer(spec: AnswerSpec, text: str) -> ParsedAnswer:
     return ParsedAnswer(ok=True, value=value, schema_valid=True if has_schema else None)
 
 
-def normalize_expected(spec: AnswerSpec, expected: Any) -> Any:
+def normalize_expected(spec: AnswerSpec, expected: object) -> JSON:
     """The case's `expected` in the canonical form the parser gives, so the two compare with ==."""
     kind = spec.kind
     if kind == "json":

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from stabilitygate.measure.embedder import TextEmbedder
 from stabilitygate.measure.meaning import JudgmentLookup, MissingJudgment, cluster_by_judgments, sizes_of
@@ -21,6 +20,7 @@ from stabilitygate.measure.semantic import (
     pairwise_stats,
     semantic_entropy,
 )
+from stabilitygate.metrics import Metrics
 from stabilitygate.plain import round_float, round_optional
 from stabilitygate.results import ClusterPairs, ShownPair
 from stabilitygate.suite.model import ResolvedCase
@@ -30,7 +30,7 @@ SHOWN_CHARS = 80  # of each text of a cosine pair in the report
 
 @dataclass(frozen=True)
 class SemanticResult:
-    metrics: dict[str, Any]
+    metrics: Metrics  # the semantic numbers only: cosines, clusters, where the cosine bar cut
     notes: list[str] = field(default_factory=list)
     cluster_pairs: ClusterPairs | None = None  # where the cosine bar cut
     judge_error: str | None = None  # why the entailment judge could not answer
@@ -45,7 +45,7 @@ def semantic_metrics(
     """The semantic numbers of docs/design.md §5 for the distinct texts `counts` (in first-appearance order)."""
     distinct = list(counts)
     weights = [counts[t] for t in distinct]
-    metrics: dict[str, Any] = {}
+    metrics = Metrics()
     notes: list[str] = []
     pairs: ClusterPairs | None = None
     judge_error: str | None = None
@@ -53,17 +53,18 @@ def semantic_metrics(
     if embedder is not None:
         vectors = embedder.embed(distinct)
         stats = pairwise_stats(vectors, weights)
-        metrics.update(
-            cosine_min=None if stats is None else round_float(stats.minimum),
-            cosine_mean=None if stats is None else round_float(stats.mean),
-            cosine_std=None if stats is None else round_float(stats.std),
-        )
+        if stats is not None:
+            metrics = Metrics(
+                cosine_min=round_float(stats.minimum),
+                cosine_mean=round_float(stats.mean),
+                cosine_std=round_float(stats.std),
+            )
         notes.extend(_truncation_notes(counts, embedder))
         if meaning is None:
             labels = cluster_labels(vectors, weights, case.thresholds.cluster_cosine)
             sizes = _sizes(labels, weights)
             edges = cluster_edges(vectors, labels)
-            metrics.update(_edge_metrics(edges))
+            metrics = metrics.joined(_edge_metrics(edges))
             pairs = _cluster_pairs(edges, distinct)
     if meaning is not None:
         try:
@@ -71,12 +72,12 @@ def semantic_metrics(
         except MissingJudgment as missing:
             judge_error = f"the entailment judge could not answer: {missing}"
     if sizes is not None:
-        total = sum(weights)
-        metrics.update(
+        clusters = Metrics(
             semantic_clusters=len(sizes),
-            semantic_agreement=round_optional(max(sizes) / total),
+            semantic_agreement=round_optional(max(sizes) / sum(weights)),
             semantic_entropy=round_float(semantic_entropy(sizes)),
         )
+        metrics = metrics.joined(clusters)
     return SemanticResult(metrics, notes, pairs, judge_error)
 
 
@@ -87,12 +88,12 @@ def _sizes(labels: list[int], weights: list[int]) -> list[int]:
     return sizes
 
 
-def _edge_metrics(edges: ClusterEdges) -> dict[str, float | None]:
+def _edge_metrics(edges: ClusterEdges) -> Metrics:
     within, across = edges.least_within, edges.most_across
-    return {
-        "cluster_cosine_min_within": None if within is None else round_float(within.cosine),
-        "cluster_cosine_max_across": None if across is None else round_float(across.cosine),
-    }
+    return Metrics(
+        cluster_cosine_min_within=None if within is None else round_float(within.cosine),
+        cluster_cosine_max_across=None if across is None else round_float(across.cosine),
+    )
 
 
 def _cluster_pairs(edges: ClusterEdges, distinct: list[str]) -> ClusterPairs | None:

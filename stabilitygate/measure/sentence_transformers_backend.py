@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -23,6 +23,8 @@ from stabilitygate.measure.model_files import DEFAULT_MODEL
 
 _MODEL_DIR_MARKERS = ("modules.json", "config_sentence_transformers.json", "config.json")
 _OTHER_MODEL_HINT = "pip install 'llm-stability-gate[semantic]' (sentence-transformers and torch)"
+#: A loaded SentenceTransformer: a third-party object, untyped where its package is absent (the default set-up).
+Model: TypeAlias = Any
 
 
 def sentence_transformers_dir(model: str) -> Path:
@@ -63,7 +65,7 @@ def model_files_hash(path: Path) -> str:
     return _files_hash(path, signature)
 
 
-def _read_json(path: Path) -> dict[str, Any]:
+def _read_json(path: Path) -> dict[str, object]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -88,7 +90,7 @@ def word_piece_counter(name: str, path: Path) -> Callable[[str], int]:
 class SentenceTransformersBackend:
     """A sentence-transformers model in float64 on the CPU (the reference, and any non-default model)."""
 
-    def __init__(self, model: Any) -> None:
+    def __init__(self, model: Model) -> None:
         self._model = model
 
     def encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
@@ -105,12 +107,12 @@ class SentenceTransformersBackend:
         return np.asarray(out.to(torch.float64).cpu().numpy(), dtype=np.float64)
 
 
-_MODELS: dict[Path, Any] = {}
+_MODELS: dict[Path, Model] = {}
 _MODELS_LOCK = threading.Lock()
 _RUN_LOCK = threading.Lock()  # embedders may share one torch model: one forward pass at a time
 
 
-def shared_model(name: str, path: Path) -> Any:
+def shared_model(name: str, path: Path) -> Model:
     """One loaded copy per model directory for the whole process (it is only read, never trained)."""
     with _MODELS_LOCK:
         if path not in _MODELS:
@@ -118,7 +120,7 @@ def shared_model(name: str, path: Path) -> Any:
         return _MODELS[path]
 
 
-def _load_model(name: str, path: Path) -> Any:
+def _load_model(name: str, path: Path) -> Model:
     try:
         return load_float64(path)
     except ImportError as exc:
@@ -129,7 +131,7 @@ def _load_model(name: str, path: Path) -> Any:
         raise CannotMeasure(f"cannot load the embedding model {name}: {exc}") from exc
 
 
-def load_float64(path: Path) -> Any:
+def load_float64(path: Path) -> Model:
     """A local sentence-transformers model in float64 on the CPU, as the reference runs it.
 
     Never the hub: the model is a local directory and is opened with `local_files_only`; nothing
@@ -138,8 +140,7 @@ def load_float64(path: Path) -> Any:
     import torch
     from sentence_transformers import SentenceTransformer
 
-    # Any: typed where transformers is installed, absent in the default set-up (mypy passes in both).
-    transformers_logging: Any = importlib.import_module("transformers.utils.logging")
+    transformers_logging = importlib.import_module("transformers.utils.logging")
     transformers_logging.disable_progress_bar()
     transformers_logging.set_verbosity_error()
     model = SentenceTransformer(str(path), device="cpu", local_files_only=True)

@@ -8,22 +8,23 @@ from dataclasses import dataclass
 from stabilitygate.plain import round_optional
 from stabilitygate.results import CaseMeasurement
 from stabilitygate.suite.model import ResolvedCase
+from stabilitygate.typed_json import Count, Share, Signed
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SuiteNumbers:
-    """The suite-level numbers of the report's summary; None: no case could say."""
+    """The suite-level numbers of the report's summary (`Summary` has these fields); None: no case could say."""
 
-    tar_raw: float | None = None
-    tar_parsed: float | None = None
-    best_possible_accuracy: float | None = None
-    worst_possible_accuracy: float | None = None
-    accuracy_spread: float | None = None
-    samples_requested: int | None = None
-    samples_ok: int | None = None
-    sample_errors: int | None = None
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
+    tar_raw: Share | None = None
+    tar_parsed: Share | None = None
+    best_possible_accuracy: Share | None = None
+    worst_possible_accuracy: Share | None = None
+    accuracy_spread: Signed | None = None
+    samples_requested: Count | None = None
+    samples_ok: Count | None = None
+    sample_errors: Count | None = None
+    prompt_tokens: Count | None = None
+    completion_tokens: Count | None = None
 
 
 def _share(flags: Sequence[bool | None]) -> float | None:

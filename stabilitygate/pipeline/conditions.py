@@ -16,7 +16,7 @@ from stabilitygate.judge.diagnosis import concurrency_advice
 from stabilitygate.providers.openai import DROPPED_PARAMS
 from stabilitygate.report.model import CaseResult, ConditionsFacts
 from stabilitygate.samples import Sample
-from stabilitygate.suite.model import ProviderConfig, ResolvedCase
+from stabilitygate.suite.model import Probe, ProviderConfig, ResolvedCase
 from stabilitygate.typed_json import JSON
 
 #: What stands for the endpoint of a provider that runs in the gate's own process.
@@ -24,7 +24,7 @@ IN_PROCESS = "in-process"
 
 
 def run_conditions(
-    cases: Sequence[ResolvedCase], samples: Sequence[Sample], concurrency: int, probe: str | None
+    cases: Sequence[ResolvedCase], samples: Sequence[Sample], concurrency: int, probe: Probe | None
 ) -> dict[str, Conditions]:
     """Each case's conditions, from its provider, the run's settings and the fingerprints its samples saw."""
     seen: dict[str, set[str]] = {}
@@ -35,7 +35,7 @@ def run_conditions(
 
 
 def conditions_of(
-    case: ResolvedCase, fingerprints: tuple[str, ...], concurrency: int | None, probe: str | None
+    case: ResolvedCase, fingerprints: tuple[str, ...], concurrency: int | None, probe: Probe | None
 ) -> Conditions:
     provider = case.provider
     params: dict[str, JSON] = {k: v for k, v in (provider.params or {}).items() if k not in DROPPED_PARAMS}

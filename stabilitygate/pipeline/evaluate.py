@@ -49,6 +49,7 @@ from stabilitygate.pipeline.stages import GoesOn, designs_of, held_so_far, read_
 from stabilitygate.providers import fingerprint_note
 from stabilitygate.report.json_report import build_report
 from stabilitygate.report.model import BaselineFacts, EmbeddingFacts, Report, RunFacts, SamplingFacts, SuiteRef
+from stabilitygate.report.run_facts import BaselineStatus
 from stabilitygate.results import CaseMeasurement, CaseVerdict
 from stabilitygate.samples import Sample
 from stabilitygate.suite.load import LoadedSuite
@@ -249,7 +250,7 @@ def with_pipeline_notes(
 class Recorded:
     """What became of the baseline: its status, the cases it refused, the file as written."""
 
-    status: str  # compared | missing | updated | not written: ...
+    status: BaselineStatus
     refused: tuple[str, ...] = ()  # measured cases none of whose answers parsed: never recorded
     written: Baseline | None = None
     kept: int = 0  # a partial update: entries of other cases kept as they were
@@ -324,14 +325,7 @@ def make_embedder(loaded: LoadedSuite, cache_dir: str | None = None) -> Embedder
 def embedding_facts(embedder: Embedder | None) -> EmbeddingFacts | None:
     if embedder is None:
         return None
-    info = embedding_info(embedder)
-    return EmbeddingFacts(
-        model=info["model"],
-        texts_embedded=int(info["texts_embedded"]),
-        max_word_pieces=info["max_word_pieces"],
-        truncation=str(info["truncation"]),
-        texts_from_cache=getattr(embedder, "texts_from_cache", None),
-    )
+    return embedding_info(embedder)
 
 
 def stage_checks(baseline: Baseline | None, embedder: Embedder | None, judging: JudgingSteps | None) -> GoesOn:

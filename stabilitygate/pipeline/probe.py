@@ -14,7 +14,7 @@ from stabilitygate.judge.probe import half_of, probed_cases
 from stabilitygate.pipeline.stages import Draw, Staged
 from stabilitygate.report.model import SamplingFacts
 from stabilitygate.samples import Sample
-from stabilitygate.suite.model import ResolvedCase
+from stabilitygate.suite.model import Probe, ResolvedCase
 
 #: Draw these cases from `start` at this concurrency (None: the run's own).
 DrawAt = Callable[[Sequence[ResolvedCase], Mapping[str, int], bool, int | None], tuple[list[Sample], SamplingFacts]]
@@ -22,7 +22,7 @@ DrawAt = Callable[[Sequence[ResolvedCase], Mapping[str, int], bool, int | None],
 Sampling = Callable[[Draw], Staged]
 
 
-def draw_with_probe(cases: Sequence[ResolvedCase], probe: str | None, draw: DrawAt, sampling: Sampling) -> Staged:
+def draw_with_probe(cases: Sequence[ResolvedCase], probe: Probe | None, draw: DrawAt, sampling: Sampling) -> Staged:
     """The run's samples: with the probe on, each case's first half alone, then the run as usual."""
     probed = probed_cases(cases, probe)
     if not probed:

@@ -19,7 +19,7 @@ from stabilitygate.pipeline.conditions import conditions_facts
 from stabilitygate.remedies import ProbeResult, VariantResult
 from stabilitygate.report.model import CaseResult, Report
 from stabilitygate.samples import Sample
-from stabilitygate.suite.model import ResolvedCase
+from stabilitygate.suite.model import Probe, ResolvedCase
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class RemedyInputs:
     samples: Sequence[Sample]
     baseline: Baseline | None
     alpha: float
-    probe: str | None = None  # sampling.probe
+    probe: Probe | None = None  # sampling.probe
     variants: Sequence[MeasuredVariant] = ()
     conditions: Mapping[str, Conditions] | None = None  # live runs only: how each case was drawn
 

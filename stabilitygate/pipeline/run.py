@@ -8,10 +8,11 @@ import logging
 import signal
 import sys
 from collections import Counter
-from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import FrameType
+from typing import TypeAlias
 
 from stabilitygate.judge.thresholds import certain_violation
 from stabilitygate.pipeline.options import Shard
@@ -172,7 +173,7 @@ def _distinct(providers: Mapping[str, Provider]) -> list[Provider]:
     return list({id(p): p for p in providers.values()}.values())
 
 
-async def _until_interrupted(work: Coroutine[Any, Any, SamplingOutcome]) -> tuple[SamplingOutcome | None, bool]:
+async def _until_interrupted(work: Awaitable[SamplingOutcome]) -> tuple[SamplingOutcome | None, bool]:
     """(the outcome, False), or (None, True) when SIGINT or SIGTERM cancelled the work."""
     task = asyncio.ensure_future(work)
     interrupted = False
@@ -207,16 +208,20 @@ def _nothing_sampled(fatal_error: str) -> SamplingOutcome:
     )
 
 
+#: What `signal.getsignal` gives back, to be put back with `signal.signal`.
+SignalHandler: TypeAlias = Callable[[int, FrameType | None], object] | int | signal.Handlers | None
+
+
 def _on_signals(
     loop: asyncio.AbstractEventLoop,
     handler: Callable[[], None] | None,
-    previous: Mapping[int, Any] | None = None,
-) -> dict[int, Any]:
+    previous: Mapping[int, SignalHandler] | None = None,
+) -> dict[int, SignalHandler]:
     """SIGINT and SIGTERM call `handler`; with None, back to the `previous` handlers (the ones this
     returned when it installed `handler`: a run's own SIGTERM handler, `failures.sigterm_interrupts`,
     must outlive sampling). Event-loop signal handlers exist on Unix only, where CI runners and the
     container run; elsewhere Ctrl-C stays a KeyboardInterrupt."""
-    before: dict[int, Any] = {}
+    before: dict[int, SignalHandler] = {}
     if sys.platform == "win32":
         return before
     for sig in (signal.SIGINT, signal.SIGTERM):

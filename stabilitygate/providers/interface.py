@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from stabilitygate.errors import BadInput
 from stabilitygate.providers.config import EndpointConfig, HeaderedConfig, KeyedConfig, header_variables
+from stabilitygate.samples import TokenLogprob as TokenLogprob  # a provider's logprobs are the samples'
 from stabilitygate.suite.model import ProviderConfig, ResolvedCase
 
 
@@ -41,16 +42,6 @@ class Request:
             idempotency_key=key if shared else f"{key}:{index}",
             idempotency_shared=shared,
         )
-
-
-@dataclass(frozen=True)
-class TokenLogprob:
-    """A generated token with its log-probability and the best alternative's (for near-tie diagnostics)."""
-
-    token: str
-    logprob: float
-    runner_up: str | None = None
-    runner_up_logprob: float | None = None
 
 
 @dataclass(frozen=True)

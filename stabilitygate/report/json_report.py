@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from stabilitygate.judge.gate import VerdictCounts
+from stabilitygate.judge.gate import RunVerdict, VerdictCounts
 from stabilitygate.measure.summary import SuiteNumbers
 from stabilitygate.report.bounds import bounded, text_limit
-from stabilitygate.report.model import CaseResult, ParsedBy, Report, RunFacts, RunVerdict, SuiteRef, Summary
+from stabilitygate.report.model import CaseResult, ParsedBy, Report, RunFacts, SuiteRef, Summary
 from stabilitygate.results import CaseMeasurement, CaseVerdict
 from stabilitygate.suite.model import ResolvedCase
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from typing import Any
 
 from stabilitygate.report.model import CaseResult, Report
 
@@ -18,7 +17,7 @@ _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 MESSAGE_LIMIT = 1_000  # the failure's one-line message; the full reasons go in its text
 
 
-def xml_text(value: Any) -> str:
+def xml_text(value: object) -> str:
     return _NOT_XML.sub("", str(value))
 
 

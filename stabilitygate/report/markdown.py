@@ -13,7 +13,6 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 import jinja2
 
@@ -327,7 +326,7 @@ def safe_json(value: JSON) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
-def _details(case: CaseResult, limit: int, run: RunFacts) -> dict[str, Any]:
+def _details(case: CaseResult, limit: int, run: RunFacts) -> dict[str, object]:
     m = case.measurement
     n = m.samples_ok
     metrics = m.metrics
@@ -372,7 +371,7 @@ def _left_out(rows: list[CaseResult]) -> str:
     return f"{len(rows)} more cases ({', '.join(parts)})"
 
 
-def _footer(report: Report) -> dict[str, Any]:
+def _footer(report: Report) -> dict[str, object]:
     s = report.summary
     updated = report.run.baseline.status == "updated"
     hints = []
@@ -404,6 +403,6 @@ def _run_notes(report: Report) -> list[str]:
     notes.extend(baseline_lines(report))
     if baseline.status == "updated":
         notes.append(f"The baseline was recorded from this run: commit {baseline.path}.")
-    elif baseline.status.startswith("not written"):
+    elif baseline.status not in ("compared", "missing"):  # not written, and why
         notes.append(f"The baseline was {baseline.status}.")
     return notes

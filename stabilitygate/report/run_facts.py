@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-
-from pydantic.json_schema import SkipJsonSchema
+from typing import Literal
 
 from stabilitygate.conditions import Conditions
 from stabilitygate.judge.fail_on import FailOn
 from stabilitygate.judge.threshold_noise import NoisyThreshold
 from stabilitygate.report.judge_facts import JudgeFacts
-from stabilitygate.typed_json import Count, Flag, not_written, omitted_when_default
+from stabilitygate.results import EmbeddingFacts
+from stabilitygate.typed_json import Count, Flag, omitted_when_default
 
 
 @dataclass(frozen=True)
@@ -52,19 +52,10 @@ class SamplingFacts:
         )
 
 
-@dataclass(frozen=True)
-class EmbeddingFacts:
-    """The semantic layer as the report describes it.
-
-    `texts_from_cache` is for the job summary only: the report JSON must not depend on whether the
-    embedding cache was warm, so it never enters `to_json()`.
-    """
-
-    model: str | None = None
-    texts_embedded: Count = 0
-    max_word_pieces: Count | None = None
-    truncation: str = ""
-    texts_from_cache: SkipJsonSchema[int | None] = not_written()
+#: What became of the baseline, each for its reason: `compared` (the run read one), `missing` (there is
+#: none yet: every case is new), `updated` (this run recorded it), or not written, with why (a
+#: recording the run could not measure is refused, and the old file is kept).
+BaselineStatus = Literal["compared", "missing", "updated", "not written: the run could not measure"]
 
 
 @dataclass(frozen=True)
@@ -75,7 +66,7 @@ class BaselineFacts:
     """
 
     path: str
-    status: str  # compared | missing | updated | not written: ...
+    status: BaselineStatus
     recorded_suite: str | None = omitted_when_default()  # another suite's name, accepted on purpose
     orphans: tuple[str, ...] = omitted_when_default(())  # entries no case matches: renamed or deleted cases
     not_recorded: tuple[str, ...] = omitted_when_default(())  # cases --update-baseline refused: nothing parsed

@@ -12,18 +12,30 @@ from __future__ import annotations
 import json
 import logging
 import os
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from stabilitygate.atomic import open_lines
 from stabilitygate.bounded import MAX_SAMPLES_BYTES, read_bytes_bounded
 from stabilitygate.errors import BadInput
 from stabilitygate.jsonfile import parse_line
 from stabilitygate.measure.entailment import Judgment, PairKey
+from stabilitygate.typed_json import JSON, fields_of, from_json, json_schema
 
 log = logging.getLogger(__name__)
 SUFFIX = ".judgments.jsonl"
-_SHA256_CHARS = 64
+
+
+@dataclass(frozen=True, kw_only=True)
+class JudgmentLine(Judgment, PairKey):
+    """One line of the judgments file: the pair's key, the judgment, and the case that asked it."""
+
+    case: str
+
+
+def judgments_schema() -> dict[str, JSON]:
+    """The published JSON Schema of one line of the judgments file, generated from `JudgmentLine`."""
+    return json_schema(JudgmentLine, title="One line of a stabilitygate judgments file (beside --samples-out)")
 
 
 def judgments_path(samples_path: str | os.PathLike[str]) -> Path:
@@ -79,21 +91,6 @@ def read_judgments(path: str | os.PathLike[str]) -> dict[PairKey, Judgment]:
                 log.warning("%s:%d: dropped the last line, cut short (the run was interrupted?)", shown, number)
                 continue
             raise BadInput(f"{exc} (one judgment a line)", path=shown, line=number) from exc
-        key, judgment = _to_judgment(obj, shown, number)
-        found[key] = judgment
+        recorded = from_json(JudgmentLine, obj, what="a judgment line", source=shown, line=number)
+        found[PairKey(**fields_of(recorded, PairKey))] = Judgment(**fields_of(recorded, Judgment))
     return found
-
-
-def _to_judgment(obj: Any, shown: str, line: int) -> tuple[PairKey, Judgment]:
-    if not isinstance(obj, dict):
-        raise BadInput("expected a JSON object (one judgment a line)", path=shown, line=line)
-    for name in ("judge", "premise", "hypothesis"):
-        value = obj.get(name)
-        if not isinstance(value, str) or not value or (name != "judge" and len(value) != _SHA256_CHARS):
-            what = "a non-empty string" if name == "judge" else "the sha256 of a text (64 hex digits)"
-            raise BadInput(f"`{name}` must be {what}, got {value!r:.80}", path=shown, line=line)
-    try:
-        judgment = Judgment.from_json(obj)
-    except ValueError as exc:
-        raise BadInput(str(exc), path=shown, line=line) from exc
-    return PairKey(obj["judge"], obj["premise"], obj["hypothesis"]), judgment

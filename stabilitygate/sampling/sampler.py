@@ -12,18 +12,10 @@ import asyncio
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
 
-from stabilitygate.providers.interface import (
-    Completion,
-    FatalProviderError,
-    Provider,
-    ProviderError,
-    Request,
-    TokenLogprob,
-)
-from stabilitygate.samples import Sample
+from stabilitygate.providers.interface import Completion, FatalProviderError, Provider, ProviderError, Request
+from stabilitygate.samples import Sample, TokenLogprob
 from stabilitygate.sampling.progress import Progress
 from stabilitygate.sampling.retry import Backoff
 from stabilitygate.secrets import Secrets
@@ -254,7 +246,7 @@ async def sample_cases(
     )
 
 
-def _raise_worker_error(done: Iterable[asyncio.Task[Any]]) -> None:
+def _raise_worker_error(done: Iterable[asyncio.Task[object]]) -> None:
     """Re-raise what broke a worker (on_sample failing, e.g. a full disk): that is not a sample error."""
     for task in done:
         error = None if task.cancelled() else task.exception()
@@ -266,15 +258,15 @@ def _redacted(text: str | None, hide: Callable[[str], str]) -> str | None:
     return None if text is None else hide(text)
 
 
-def _redacted_logprobs(tokens: Sequence[TokenLogprob] | None, secrets: Secrets) -> tuple[tuple[Any, ...], ...] | None:
-    """The compact logprobs, each token redacted; none at all when the tokens and their runner-ups,
-    taken one of each position in any mix, spell a secret that no single entry holds."""
+def _redacted_logprobs(tokens: Sequence[TokenLogprob] | None, secrets: Secrets) -> tuple[TokenLogprob, ...] | None:
+    """The logprobs, each token redacted; none at all when the tokens and their runner-ups, taken
+    one of each position in any mix, spell a secret that no single entry holds."""
     if tokens is None:
         return None
     hide = secrets.redact
-    compact = tuple((hide(t.token), t.logprob, _redacted(t.runner_up, hide), t.runner_up_logprob) for t in tokens)
-    lattice = [(token,) if runner_up is None else (token, runner_up) for token, _, runner_up, _ in compact]
-    return None if secrets.spelled_by(lattice) else compact
+    shown = tuple(replace(t, token=hide(t.token), runner_up=_redacted(t.runner_up, hide)) for t in tokens)
+    lattice = [(t.token,) if t.runner_up is None else (t.token, t.runner_up) for t in shown]
+    return None if secrets.spelled_by(lattice) else shown
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -9,24 +9,25 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import IO
 
 from stabilitygate.atomic import open_lines
 from stabilitygate.bounded import MAX_SAMPLES_BYTES, read_bytes_bounded
 from stabilitygate.errors import BadInput
 from stabilitygate.jsonfile import parse_line
 from stabilitygate.samples import Sample
+from stabilitygate.typed_json import JSON, from_json
 
 log = logging.getLogger(__name__)
 
 
-def _finite(value: Any) -> Any:
+def _finite(value: JSON) -> JSON:
     """JSON has no NaN or infinity (a -inf logprob would make the line unreadable elsewhere): null them."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
         return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
+    if isinstance(value, list):
         return [_finite(v) for v in value]
     return value
 
@@ -107,7 +108,7 @@ def read_samples(path: str | os.PathLike[str], *, on_warning: Callable[[str], No
                     on_warning(message)
                 continue
             raise BadInput(str(exc), path=shown, line=number) from exc
-        sample = _to_sample(obj, shown, number)
+        sample = from_json(Sample, obj, what="a sample line", source=shown, line=number)
         key = (sample.case, sample.index)
         if key in first_seen:
             raise BadInput(
@@ -118,76 +119,3 @@ def read_samples(path: str | os.PathLike[str], *, on_warning: Callable[[str], No
         first_seen[key] = number
         samples.append(sample)
     return samples
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: Any) -> bool:
-    return (isinstance(value, int | float) and not isinstance(value, bool)) and math.isfinite(value)
-
-
-_OPTIONAL_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "error": (lambda v: isinstance(v, str), "a string"),
-    "latency_ms": (_is_number, "a number"),
-    "fingerprint": (lambda v: isinstance(v, str), "a string"),
-    "model": (lambda v: isinstance(v, str), "a string"),
-    "usage": (
-        lambda v: isinstance(v, dict) and all(isinstance(k, str) and _is_int(n) for k, n in v.items()),
-        "an object of integer token counts",
-    ),
-    "finish_reason": (lambda v: isinstance(v, str), "a string"),
-}
-
-
-def _to_sample(obj: Any, shown: str, line: int) -> Sample:
-    def bad(message: str) -> BadInput:
-        return BadInput(message, path=shown, line=line)
-
-    if not isinstance(obj, dict):
-        raise bad("expected a JSON object (one sample a line)")
-    for key in ("case", "index", "text"):
-        if key not in obj:
-            raise bad(f"missing key {key!r}")
-    if not isinstance(obj["case"], str) or not obj["case"]:
-        raise bad(f"`case` must be a non-empty string, got {obj['case']!r}")
-    if not _is_int(obj["index"]) or obj["index"] < 0:
-        raise bad(f"`index` must be a non-negative integer, got {obj['index']!r}")
-    if obj["text"] is not None and not isinstance(obj["text"], str):
-        raise bad(f"`text` must be a string or null, got {type(obj['text']).__name__}")
-    fields: dict[str, Any] = {"case": obj["case"], "index": obj["index"], "text": obj["text"]}
-    for key, (check, expected) in _OPTIONAL_TYPES.items():
-        value = obj.get(key)
-        if value is not None and not check(value):
-            raise bad(f"`{key}` must be {expected} or null, got {value!r:.80}")
-        fields[key] = value
-    attempts = obj.get("attempts", 1)
-    if not _is_int(attempts) or attempts < 1:
-        raise bad(f"`attempts` must be a positive integer, got {attempts!r}")
-    fields["attempts"] = attempts
-    fields["logprobs"] = _logprobs(obj.get("logprobs"), bad)
-    return Sample(**fields)
-
-
-def _logprobs(value: Any, bad: Callable[[str], BadInput]) -> tuple[tuple[Any, ...], ...] | None:
-    if value is None:
-        return None
-    expected = "`logprobs` must be a list of [token, logprob, runner_up, runner_up_logprob]"
-    if not isinstance(value, list):
-        raise bad(expected)
-    out = []
-    for entry in value:
-        if not isinstance(entry, list) or not 2 <= len(entry) <= 4:
-            raise bad(expected)
-        token, logprob, *rest = entry
-        runner_up, runner_up_logprob = [*rest, None, None][:2]
-        if (
-            not isinstance(token, str)
-            or not (logprob is None or _is_number(logprob))
-            or not (runner_up is None or isinstance(runner_up, str))
-            or not (runner_up_logprob is None or _is_number(runner_up_logprob))
-        ):
-            raise bad(expected)
-        out.append((token, logprob, runner_up, runner_up_logprob))
-    return tuple(out)

@@ -7,9 +7,9 @@ answers of a run against the value once it has loaded.
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Mapping
 
-from pydantic import Field
+from pydantic import Field, JsonValue
 
 from stabilitygate.patterns import compile_pattern
 from stabilitygate.suite.strict import Strict
@@ -35,7 +35,7 @@ ExpectedMatcher = ContainsExpected | RegexExpected
 _MATCHER_SHAPES = "{contains: TEXT} or {regex: PATTERN}"
 
 
-def expected_matcher(value: dict[Any, Any]) -> ExpectedMatcher:
+def expected_matcher(value: Mapping[object, object]) -> ExpectedMatcher:
     """The matcher a mapping spells; ValueError, saying what is allowed, for anything else."""
     keys = sorted(str(k) for k in value)
     if keys not in (["contains"], ["regex"]):
@@ -52,7 +52,7 @@ def expected_matcher(value: dict[Any, Any]) -> ExpectedMatcher:
     return RegexExpected(regex=str(given))
 
 
-def check_expected(kind: str | None, value: Any) -> None:
+def check_expected(kind: str | None, value: object) -> None:
     """`expected` has a shape a parser of `kind` (None: no parser) can compare with; ValueError saying why not."""
     if value is None or kind == "json":  # a json answer's expected value may be any JSON value
         return
@@ -70,7 +70,7 @@ def check_expected(kind: str | None, value: Any) -> None:
 _WRITTEN_LABEL = re.compile(r"^(?:option\s+)?[(\[]?(.+?)[)\].]?$", re.IGNORECASE)
 
 
-def check_choice_expected(labels: list[str], value: Any) -> None:
+def check_choice_expected(labels: list[str], value: object) -> None:
     """A `choice` case's expected answer names one of its labels; ValueError listing them."""
     if value is None or isinstance(value, dict | list):
         return
@@ -81,7 +81,7 @@ def check_choice_expected(labels: list[str], value: Any) -> None:
         raise ValueError(f"expected one of the choice labels {', '.join(labels)}")
 
 
-def _is_number_like(value: Any) -> bool:
+def _is_number_like(value: object) -> bool:
     if isinstance(value, bool):
         return False
     if isinstance(value, int | float):
@@ -90,7 +90,7 @@ def _is_number_like(value: Any) -> bool:
 
 
 #: `expected` in the published JSON Schema: a plain value, a matcher, or (json answers) any JSON value.
-EXPECTED_JSON_SCHEMA: dict[str, Any] = {
+EXPECTED_JSON_SCHEMA: dict[str, JsonValue] = {
     "anyOf": [
         {"type": ["string", "number", "boolean", "null"]},
         ContainsExpected.model_json_schema(),

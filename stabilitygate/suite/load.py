@@ -10,10 +10,10 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 import yaml
 from pydantic import BaseModel, ValidationError
+from pydantic.fields import FieldInfo
 
 from stabilitygate.bounded import MAX_SUITE_BYTES, read_bytes_bounded
 from stabilitygate.errors import BadInput
@@ -190,7 +190,7 @@ class _LineIndex:
             return
         self.lines.setdefault(path, node.start_mark.line + 1)
         if isinstance(node, yaml.MappingNode):
-            keys: set[Any] = set()
+            keys: set[object] = set()
             for key_node, value_node in node.value:
                 key = key_node.value
                 if key in keys:
@@ -203,11 +203,11 @@ class _LineIndex:
                 self.visit(item, (*path, i))
 
 
-def _check_duplicate_ids(data: dict[str, Any], lines: Mapping[Path_, int], shown: str) -> None:
+def _check_duplicate_ids(data: Mapping[str, object], lines: Mapping[Path_, int], shown: str) -> None:
     cases = data.get("cases")
     if not isinstance(cases, list):
         return
-    first: dict[Any, int] = {}
+    first: dict[object, int] = {}
     for i, case in enumerate(cases):
         if isinstance(case, dict) and isinstance(case.get("id"), str | int):
             cid = case["id"]
@@ -291,14 +291,14 @@ def _model_at(loc: Path_, root: type[BaseModel] = Suite) -> type[BaseModel] | No
     return model
 
 
-def _is_mapping(annotation: Any) -> bool:
+def _is_mapping(annotation: object) -> bool:
     """Whether the annotation (or a member of its union) is a dict."""
     if getattr(annotation, "__origin__", None) is dict:
         return True
     return any(_is_mapping(arg) for arg in getattr(annotation, "__args__", ()) or () if arg is not annotation)
 
 
-def _fields_by_alias(model: type[BaseModel]) -> dict[str, Any]:
+def _fields_by_alias(model: type[BaseModel]) -> dict[str, FieldInfo]:
     return {(f.alias or name): f for name, f in model.model_fields.items()}
 
 
@@ -306,7 +306,7 @@ def _field_names(model: type[BaseModel]) -> list[str]:
     return list(_fields_by_alias(model))
 
 
-def _inner_model(annotation: Any) -> type[BaseModel] | None:
+def _inner_model(annotation: object) -> type[BaseModel] | None:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     for arg in getattr(annotation, "__args__", ()) or ():

@@ -11,7 +11,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -39,6 +39,8 @@ DEFAULT_CLUSTER_COSINE = 0.95
 DEFAULT_MIN_PARSED = 0.5
 #: `per_sample`: each sample its own idempotency key; `shared`: one key for all of a case's samples.
 Idempotency = Literal["per_sample", "shared"]
+#: `concurrency`: half of each case's samples drawn one at a time, half under load (docs/design.md §16).
+Probe = Literal["concurrency"]
 VariantName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=100)]
 
 
@@ -190,7 +192,7 @@ class Sampling(Strict):
         description="shared: one idempotency key for all of a case's samples (the case must come back with one "
         "completion); per_sample: one key per sample",
     )
-    probe: Literal["concurrency"] | None = Field(
+    probe: Probe | None = Field(
         None,
         description="concurrency: draw half of each case's samples one at a time and half under load, and "
         "test whether the answers differ (reported, never failing the gate)",
@@ -201,6 +203,20 @@ class Embedding(Strict):
     enabled: bool = Field(True, description="false turns the semantic layer off")
     model: str = Field("all-MiniLM-L6-v2", description="The offline sentence-transformers model")
     batch_size: int = Field(32, ge=1, le=4096)
+
+
+#: The thresholds' names: the keys of `thresholds:` (a test holds them to `Thresholds`' fields).
+ThresholdName = Literal[
+    "max_unique",
+    "min_mode_share",
+    "min_agreement",
+    "min_parsed",
+    "min_cosine",
+    "max_semantic_clusters",
+    "min_accuracy",
+    "min_schema_valid",
+    "max_sample_errors",
+]
 
 
 class Thresholds(Strict):
@@ -249,6 +265,11 @@ class TextAnswer(Strict):
 
 class NumberAnswer(Strict):
     decimal_comma: bool = Field(False, description="Read the comma as the decimal mark: 1,5 is 1.5, 1.234 is 1234")
+
+
+#: The answer parsers (docs/design.md §4.1): an `answer:` sets exactly one of them.
+ParserKind = Literal["json", "choice", "regex", "number", "text"]
+PARSER_KINDS: tuple[ParserKind, ...] = get_args(ParserKind)
 
 
 class AnswerSpec(Strict):
@@ -303,14 +324,14 @@ class AnswerSpec(Strict):
         return self
 
     @property
-    def kind(self) -> str:
-        return next(k for k in ("json", "choice", "regex", "number", "text") if self.spec_value(k) is not None)
+    def kind(self) -> ParserKind:
+        return next(k for k in PARSER_KINDS if self.spec_value(k) is not None)
 
     @property
     def decimal_comma(self) -> bool:
         return isinstance(self.number, NumberAnswer) and self.number.decimal_comma
 
-    def spec_value(self, kind: str) -> Any:
+    def spec_value(self, kind: str) -> object:
         return getattr(self, {"json": "json_", "schema": "schema_"}.get(kind, kind))
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import urllib.parse
 from collections.abc import Iterator
-from typing import Any
+
+from pydantic import JsonValue
 
 from stabilitygate.jsonpointer import resolve_pointer
 
@@ -32,7 +33,7 @@ _NESTED_ONE = (
 _NESTED_LISTS = ("prefixItems",)
 
 
-def self_applying_loop(schema: Any) -> str | None:
+def self_applying_loop(schema: JsonValue) -> str | None:
     """The JSON pointer of a subschema that applies itself to its own value without end, or None."""
     state: dict[str, int] = {}  # pointer -> 1 on the current path, 2 done
     for pointer in _schemas(schema, ""):
@@ -42,7 +43,7 @@ def self_applying_loop(schema: Any) -> str | None:
     return None
 
 
-def _loop_from(root: Any, start: str, state: dict[str, int]) -> str | None:
+def _loop_from(root: JsonValue, start: str, state: dict[str, int]) -> str | None:
     stack: list[tuple[str, Iterator[str]]] = []
     if state.get(start) == 2:
         return None
@@ -64,12 +65,12 @@ def _loop_from(root: Any, start: str, state: dict[str, int]) -> str | None:
     return None
 
 
-def _at(root: Any, pointer: str) -> Any:
+def _at(root: JsonValue, pointer: str) -> JsonValue:
     ok, value = resolve_pointer(root, pointer)
     return value if ok else None
 
 
-def _in_place(root: Any, pointer: str) -> Iterator[str]:
+def _in_place(root: JsonValue, pointer: str) -> Iterator[str]:
     """The pointers of the subschemas that apply to the same value as the one at `pointer`."""
     node = _at(root, pointer)
     if not isinstance(node, dict):
@@ -83,16 +84,16 @@ def _in_place(root: Any, pointer: str) -> Iterator[str]:
                 if ok:
                     yield target
     for key in _IN_PLACE_LISTS:
-        if isinstance(node.get(key), list):
-            yield from (f"{pointer}/{key}/{i}" for i in range(len(node[key])))
+        if isinstance(items := node.get(key), list):
+            yield from (f"{pointer}/{key}/{i}" for i in range(len(items)))
     for key in _IN_PLACE_ONE:
         if key in node:
             yield f"{pointer}/{key}"
-    if isinstance(node.get("dependentSchemas"), dict):
-        yield from (f"{pointer}/dependentSchemas/{_escape(name)}" for name in node["dependentSchemas"])
+    if isinstance(dependent := node.get("dependentSchemas"), dict):
+        yield from (f"{pointer}/dependentSchemas/{_escape(name)}" for name in dependent)
 
 
-def _schemas(node: Any, pointer: str) -> Iterator[str]:
+def _schemas(node: JsonValue, pointer: str) -> Iterator[str]:
     """Every subschema's pointer, the root's first."""
     todo = [(node, pointer)]
     while todo:
@@ -100,16 +101,16 @@ def _schemas(node: Any, pointer: str) -> Iterator[str]:
         if not isinstance(current, dict):
             continue
         yield at
-        children: list[tuple[Any, str]] = []
+        children: list[tuple[JsonValue, str]] = []
         for key in (*_IN_PLACE_ONE, *_NESTED_ONE):
             if key in current:
                 children.append((current[key], f"{at}/{key}"))
         for key in (*_IN_PLACE_LISTS, *_NESTED_LISTS):
-            if isinstance(current.get(key), list):
-                children += [(item, f"{at}/{key}/{i}") for i, item in enumerate(current[key])]
+            if isinstance(items := current.get(key), list):
+                children += [(item, f"{at}/{key}/{i}") for i, item in enumerate(items)]
         for key in _NESTED_MAPS:
-            if isinstance(current.get(key), dict):
-                children += [(item, f"{at}/{key}/{_escape(name)}") for name, item in current[key].items()]
+            if isinstance(named := current.get(key), dict):
+                children += [(item, f"{at}/{key}/{_escape(name)}") for name, item in named.items()]
         todo.extend(reversed(children))
 
 

@@ -9,6 +9,7 @@ from stabilitygate.measure.agreement import (
     ranked,
     raw_metrics,
 )
+from stabilitygate.metrics import Metrics
 from stabilitygate.plain import round_optional
 from stabilitygate.suite.model import AnswerSpec
 
@@ -25,48 +26,38 @@ def test_ranked_is_count_desc_then_value_for_mixed_types() -> None:
 
 
 def test_raw_metrics_by_hand() -> None:
-    assert raw_metrics(count_texts(["x"] * 10)) == {"unique_completions": 1, "mode_share": 1.0, "tar_raw": True}
-    assert raw_metrics(count_texts(["x"] * 7 + ["y", "y", "z"])) == {
-        "unique_completions": 3,
-        "mode_share": 0.7,
-        "tar_raw": False,
-    }
-    assert raw_metrics(count_texts(["a", "b", "c"])) == {
-        "unique_completions": 3,
-        "mode_share": 0.333333,
-        "tar_raw": False,
-    }
-    assert raw_metrics({}) == {"unique_completions": 0, "mode_share": None, "tar_raw": None}
+    assert raw_metrics(count_texts(["x"] * 10)) == Metrics(unique_completions=1, mode_share=1.0, tar_raw=True)
+    assert raw_metrics(count_texts(["x"] * 7 + ["y", "y", "z"])) == Metrics(
+        unique_completions=3, mode_share=0.7, tar_raw=False
+    )
+    assert raw_metrics(count_texts(["a", "b", "c"])) == Metrics(
+        unique_completions=3, mode_share=0.333333, tar_raw=False
+    )
+    assert raw_metrics({}) == Metrics(unique_completions=0, mode_share=None, tar_raw=None)
 
 
 def test_parsed_metrics_count_failures_against_agreement() -> None:
     counts = count_texts(["Answer: A"] * 5 + ["(a)"] * 2 + ["B"] + ["no idea"] * 2)
     parsed = parse_texts(LETTER, counts)
     assert answer_counts(parsed, counts) == {"A": 7, "B": 1}
-    assert parsed_metrics(LETTER, parsed, counts) == {
-        "parsed_agreement": 0.7,
-        "tar_parsed": False,
-        "parse_failures": 2,
-        "schema_valid_share": None,
-    }
+    assert parsed_metrics(LETTER, parsed, counts) == Metrics(
+        parsed_agreement=0.7, tar_parsed=False, parse_failures=2, schema_valid_share=None
+    )
 
 
 def test_tar_parsed_needs_every_sample_parsed_and_equal() -> None:
     counts = count_texts(["A", "(a)", "The answer is A."])
-    assert parsed_metrics(LETTER, parse_texts(LETTER, counts), counts)["tar_parsed"] is True
+    assert parsed_metrics(LETTER, parse_texts(LETTER, counts), counts).tar_parsed is True
     counts = count_texts(["A", "A", "nothing"])
     metrics = parsed_metrics(LETTER, parse_texts(LETTER, counts), counts)
-    assert (metrics["tar_parsed"], metrics["parsed_agreement"]) == (False, 0.666667)
+    assert (metrics.tar_parsed, metrics.parsed_agreement) == (False, 0.666667)
 
 
 def test_all_parse_failures_give_zero_agreement() -> None:
     counts = count_texts(["?", "??"])
-    assert parsed_metrics(LETTER, parse_texts(LETTER, counts), counts) == {
-        "parsed_agreement": 0.0,
-        "tar_parsed": False,
-        "parse_failures": 2,
-        "schema_valid_share": None,
-    }
+    assert parsed_metrics(LETTER, parse_texts(LETTER, counts), counts) == Metrics(
+        parsed_agreement=0.0, tar_parsed=False, parse_failures=2, schema_valid_share=None
+    )
 
 
 def test_schema_valid_share_counts_samples_meeting_the_schema() -> None:
@@ -75,34 +66,22 @@ def test_schema_valid_share_counts_samples_meeting_the_schema() -> None:
     )
     counts = count_texts(['{"n": 1}'] * 3 + ['{"n": "x"}'] + ["none"])
     metrics = parsed_metrics(checked, parse_texts(checked, counts), counts)
-    assert metrics["schema_valid_share"] == 0.6
-    assert metrics["parse_failures"] == 2
+    assert metrics.schema_valid_share == 0.6
+    assert metrics.parse_failures == 2
 
 
 def test_accuracy_with_expected() -> None:
     counts = count_texts(["A"] * 3 + ["B"])
     parsed = parse_texts(LETTER, counts)
-    assert accuracy_metrics(LETTER, "a", parsed, counts) == {
-        "accuracy": 0.75,
-        "any_correct": True,
-        "all_correct": False,
-    }
-    assert accuracy_metrics(LETTER, "C", parsed, counts) == {
-        "accuracy": 0.0,
-        "any_correct": False,
-        "all_correct": False,
-    }
-    assert accuracy_metrics(LETTER, None, parsed, counts) == {
-        "accuracy": None,
-        "any_correct": None,
-        "all_correct": None,
-    }
+    assert accuracy_metrics(LETTER, "a", parsed, counts) == Metrics(accuracy=0.75, any_correct=True, all_correct=False)
+    assert accuracy_metrics(LETTER, "C", parsed, counts) == Metrics(accuracy=0.0, any_correct=False, all_correct=False)
+    assert accuracy_metrics(LETTER, None, parsed, counts) == Metrics()
 
 
 def test_accuracy_without_a_parser_compares_the_stripped_text() -> None:
     counts = count_texts(["Queens\n", "Queens", "Brooklyn"])
-    assert accuracy_metrics(None, "Queens", None, counts)["accuracy"] == 0.666667
-    assert accuracy_metrics(None, 42, None, count_texts(["42"]))["all_correct"] is True
+    assert accuracy_metrics(None, "Queens", None, counts).accuracy == 0.666667
+    assert accuracy_metrics(None, 42, None, count_texts(["42"])).all_correct is True
 
 
 def test_rounded_never_gives_negative_zero() -> None:
@@ -118,7 +97,7 @@ TEXT = AnswerSpec.model_validate({"text": {"normalize": ["strip", "lower", "punc
 def accuracy(spec: AnswerSpec | None, expected: object, texts: list[str]) -> float | None:
     counts = count_texts(texts)
     parsed = parse_texts(spec, counts) if spec is not None else None
-    share = accuracy_metrics(spec, expected, parsed, counts)["accuracy"]
+    share = accuracy_metrics(spec, expected, parsed, counts).accuracy
     assert share is None or isinstance(share, float)
     return share
 
@@ -155,3 +134,11 @@ def test_matchers_test_the_completion_without_a_parser_and_the_group_with_regex(
 def test_a_json_answer_takes_a_mapping_as_its_expected_value() -> None:
     whole = AnswerSpec.model_validate({"json": ""})
     assert accuracy(whole, {"contains": "x"}, ['{"contains": "x"}', '{"a": "x"}']) == 0.5
+
+
+def test_partial_numbers_join_into_one_case_s_metrics() -> None:
+    counts = count_texts(["A", "A", "B"])
+    raw, parsed = raw_metrics(counts), parsed_metrics(LETTER, parse_texts(LETTER, counts), counts)
+    joined = raw.joined(parsed, Metrics(length_cut=0))
+    assert (joined.unique_completions, joined.parsed_agreement, joined.length_cut) == (2, 0.666667, 0)
+    assert joined.cosine_min is None and raw.joined() == raw

@@ -12,7 +12,7 @@ import pytest
 from stabilitygate.measure.case import embed_ahead, measure_case
 from stabilitygate.metrics import Metrics
 from stabilitygate.results import Diagnostics
-from stabilitygate.samples import Sample
+from stabilitygate.samples import Sample, TokenLogprob
 from stabilitygate.typed_json import to_json
 from tests.support.typed import typed
 
@@ -284,13 +284,15 @@ def test_schema_valid_share(make_case: Callable[..., Any], make_samples: Any) ->
 def test_logprob_diagnostics_for_the_modal_completion(make_case: Callable[..., Any]) -> None:
     queens = "Queens, New York"
     lp = (
-        ("Queens", -0.6, "New", -0.65),
-        (",", -0.01, ".", -5.0),
-        (" New", -0.01, " NY", -4.0),
-        (" York", -0.001, " Jersey", -7.0),
+        TokenLogprob("Queens", -0.6, "New", -0.65),
+        TokenLogprob(",", -0.01, ".", -5.0),
+        TokenLogprob(" New", -0.01, " NY", -4.0),
+        TokenLogprob(" York", -0.001, " Jersey", -7.0),
     )
     samples = [Sample(case="c", index=i, text=queens, logprobs=lp) for i in range(3)]
-    samples.append(Sample(case="c", index=3, text="New York City", logprobs=(("New", -0.6, "Queens", -0.62),)))
+    samples.append(
+        Sample(case="c", index=3, text="New York City", logprobs=(TokenLogprob("New", -0.6, "Queens", -0.62),))
+    )
     m = measure_case(make_case({"regex": "(Queens|City)"}, samples=4), samples, embedder=None)
     assert m.metrics.divergence_token == 1
     assert to_json(replace(m.diagnostics, suggestion=None)) == {

@@ -9,11 +9,18 @@ from stabilitygate.measure.diagnostics import (
     tie_sentence,
 )
 from stabilitygate.results import Diagnostics
+from stabilitygate.samples import TokenLogprob
 from stabilitygate.typed_json import to_json
+
+
+def tokens(*entries: tuple[object, ...]) -> tuple[TokenLogprob, ...]:
+    """Provider tokens written as (token, logprob, runner_up, runner_up_logprob), the last two optional."""
+    return tuple(TokenLogprob(*entry) for entry in entries)  # type: ignore[arg-type]
+
 
 # "He was born in Queens" as provider tokens, with a near-tie at " Queens" (runner-up " New")
 TEXT = "He was born in Queens"
-LOGPROBS = (
+LOGPROBS = tokens(
     ("He", -0.01, "She", -5.0),
     (" was", -0.02, " is", -4.0),
     (" born", -0.01, " raised", -3.5),
@@ -29,7 +36,7 @@ def test_near_tie_is_the_smallest_top_two_margin() -> None:
 
 def test_divergence_right_after_the_near_tie_counts_but_further_away_does_not() -> None:
     text = "It is Queens , NY"
-    logprobs = (
+    logprobs = tokens(
         ("It", -0.1, "This", -2.0),
         (" is", -0.3, " was", -0.31),
         (" Queens", -0.1, " New", -3.0),
@@ -45,14 +52,14 @@ def test_divergence_right_after_the_near_tie_counts_but_further_away_does_not() 
 
 def test_a_provider_token_covering_several_words_covers_them_all() -> None:
     text = "New York, USA"
-    logprobs = (("New York", -0.1, "Queens", -0.15), (",", -0.1, ".", -3.0), (" USA", -0.1, " US", -2.0))
+    logprobs = tokens(("New York", -0.1, "Queens", -0.15), (",", -0.1, ".", -3.0), (" USA", -0.1, " US", -2.0))
     tie = near_tie(logprobs, text, divergence=3)  # words: New(1) York(2) ,(3): right after the tie's last word
     assert tie is not None and tie.position == 1 and tie.divergence_at_tie is True
 
 
 def test_whitespace_only_token_points_at_the_next_word() -> None:
     text = "Yes\nNo"
-    logprobs = (("Yes", -0.1, "No", -3.0), ("\n", -0.2, ".", -0.25), ("No", -0.1, "Yes", -2.0))
+    logprobs = tokens(("Yes", -0.1, "No", -3.0), ("\n", -0.2, ".", -0.25), ("No", -0.1, "Yes", -2.0))
     assert near_tie(logprobs, text, divergence=2).divergence_at_tie is True
     assert near_tie(logprobs, text, divergence=3).divergence_at_tie is False
 
@@ -63,15 +70,15 @@ def test_tokens_that_do_not_spell_the_text_leave_the_position_question_open() ->
 
 
 def test_entries_without_a_runner_up_are_skipped_and_none_without_any() -> None:
-    logprobs = (("A", -0.1, None, None), ("B", -0.5, "C", -0.9), ("D", -0.1))
+    logprobs = tokens(("A", -0.1, None, None), ("B", -0.5, "C", -0.9), ("D", -0.1))
     tie = near_tie(logprobs, "ABD", divergence=None)
     assert tie is not None and (tie.position, tie.margin, tie.runner_up) == (2, 0.4, "C")
-    assert near_tie((("A", -0.1, None, None),), "A", divergence=None) is None
+    assert near_tie(tokens(("A", -0.1, None, None)), "A", divergence=None) is None
     assert near_tie((), "", divergence=None) is None
 
 
 def test_equal_margins_pick_the_first_token() -> None:
-    logprobs = (("a", -0.5, "b", -0.6), ("c", -0.5, "d", -0.6))
+    logprobs = tokens(("a", -0.5, "b", -0.6), ("c", -0.5, "d", -0.6))
     assert near_tie(logprobs, "ac", divergence=None).position == 1
 
 
@@ -128,11 +135,27 @@ def test_nothing_to_suggest() -> None:
 
 # The issue's run: the closest call of the modal completion was token 13, but the texts split at token 9.
 SPLIT_TEXT = "The borough where he was born is Queens , in New York City"
-SPLIT_LOGPROBS = tuple(
-    (token, -0.1, token.upper() if i != 9 else " Brooklyn", -0.1 - (0.05 if i == 13 else 0.4 if i == 9 else 3.0))
-    for i, token in enumerate(
-        ["The", " borough", " where", " he", " was", " born", " is", " Queens", " ,", " in", " New", " York", " City"],
-        start=1,
+SPLIT_LOGPROBS = tokens(
+    *(
+        (token, -0.1, token.upper() if i != 9 else " Brooklyn", -0.1 - (0.05 if i == 13 else 0.4 if i == 9 else 3.0))
+        for i, token in enumerate(
+            [
+                "The",
+                " borough",
+                " where",
+                " he",
+                " was",
+                " born",
+                " is",
+                " Queens",
+                " ,",
+                " in",
+                " New",
+                " York",
+                " City",
+            ],
+            start=1,
+        )
     )
 )
 
@@ -181,8 +204,8 @@ def test_where_the_split_cannot_be_told_the_sentence_says_so() -> None:
 def test_no_split_without_a_divergence_past_the_text_or_without_a_runner_up() -> None:
     assert split_tie(LOGPROBS, TEXT, divergence=None) is None
     assert split_tie(LOGPROBS, TEXT, divergence=6) is None  # the others go on after the modal text ends
-    assert split_tie((("He", -0.1, None, None), (" was", -0.1, " is", -2.0)), "He was", divergence=1) is None
-    assert split_tie((("He was", -0.1, "She", -0.3),), "He was", divergence=2).position == 1
+    assert split_tie(tokens(("He", -0.1, None, None), (" was", -0.1, " is", -2.0)), "He was", divergence=1) is None
+    assert split_tie(tokens(("He was", -0.1, "She", -0.3)), "He was", divergence=2).position == 1
 
 
 def test_the_suggestion_points_at_the_split() -> None:

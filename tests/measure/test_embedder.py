@@ -24,6 +24,7 @@ from stabilitygate.measure.export_manifest import MODEL_DIR_ENV, read_manifest
 from stabilitygate.measure.onnx_backend import export_dir
 from stabilitygate.measure.semantic import unit_rows
 from stabilitygate.measure.sentence_transformers_backend import shared_model
+from stabilitygate.results import EmbeddingFacts
 from stabilitygate.typed_json import to_json
 
 REPO = Path(__file__).resolve().parents[2]
@@ -156,7 +157,7 @@ def test_errors_of_the_loading_thread_surface_in_embed(tmp_path: Path, monkeypat
 
 
 def test_embedding_info_without_a_semantic_layer() -> None:
-    assert embedding_info(None)["model"] is None
+    assert embedding_info(None) == EmbeddingFacts(truncation="semantic layer off")
 
 
 # -- the real model --------------------------------------------------------------------------------------
@@ -282,8 +283,9 @@ def test_a_second_embedder_on_the_same_cache_embeds_nothing(
     # The report states the distinct texts, wherever their vectors came from: a warm cache
     # must not change a report.
     assert embedding_info(second) == embedding_info(first)
-    assert embedding_info(second)["texts_embedded"] == 4
-    assert "texts_from_cache" not in embedding_info(second)
+    assert embedding_info(second).texts_embedded == 4
+    assert (embedding_info(first).texts_from_cache, embedding_info(second).texts_from_cache) == (0, 4)
+    assert to_json(embedding_info(second)) == to_json(embedding_info(first))
 
 
 @pytest.mark.slow
@@ -310,14 +312,12 @@ def test_word_pieces_match_the_model_tokenizer_and_long_texts_are_noted(
         "2 completions are longer than the embedding model's 256 word pieces: their semantic numbers cover only "
         "the first 256",
     )
-    assert embedding_info(uncached) == {
-        "model": "all-MiniLM-L6-v2",
-        "texts_embedded": uncached.distinct_texts,
-        "max_word_pieces": 256,
-        "truncation": (
-            "texts longer than 256 word pieces are truncated: their semantic numbers cover only the first 256"
-        ),
-    }
+    assert embedding_info(uncached) == EmbeddingFacts(
+        model="all-MiniLM-L6-v2",
+        texts_embedded=uncached.distinct_texts,
+        max_word_pieces=256,
+        truncation="texts longer than 256 word pieces are truncated: their semantic numbers cover only the first 256",
+    )
 
 
 @pytest.mark.slow

@@ -4,6 +4,7 @@ import re
 
 import pytest
 
+from stabilitygate.errors import BadInput
 from stabilitygate.measure.entailment import (
     Judgment,
     PairKey,
@@ -76,10 +77,13 @@ def test_only_entailment_entails_and_long_replies_are_shortened() -> None:
 def test_judgments_round_trip_and_bad_records_are_refused() -> None:
     judgment = Judgment.of_reply("neutral", {"prompt_tokens": 40, "completion_tokens": 1})
     assert Judgment.from_json(judgment.to_json()) == judgment
-    with pytest.raises(ValueError, match="label"):
+    assert Judgment.from_json({"label": None, "reply": ""}) == Judgment(None, "", {})  # usage may be left out
+    with pytest.raises(BadInput, match="at label: Input should be 'entailment', 'neutral' or 'contradiction'"):
         Judgment.from_json({"label": "maybe", "reply": "maybe"})
-    with pytest.raises(ValueError, match="usage"):
+    with pytest.raises(BadInput, match="at usage/prompt_tokens: Input should be a valid integer"):
         Judgment.from_json({"label": None, "reply": "", "usage": {"prompt_tokens": "40"}})
+    with pytest.raises(BadInput, match="at reply: Field required"):
+        Judgment.from_json({"label": "neutral"})
 
 
 def test_the_key_depends_on_judge_and_question_and_the_pair_order() -> None:

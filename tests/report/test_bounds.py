@@ -9,6 +9,7 @@ from pathlib import Path
 
 from stabilitygate.bounded import MAX_REPORT_BYTES
 from stabilitygate.cli import main
+from stabilitygate.metrics import Metrics
 from stabilitygate.report.read import read_report
 from stabilitygate.results import AnswerCount, CaseMeasurement, CompletionCount
 
@@ -57,7 +58,13 @@ def test_the_share_of_each_text_keeps_every_report_within_its_readers_limit() ->
     def measured(rows: int) -> CaseMeasurement:
         texts = tuple(CompletionCount(f"t{i}", 1) for i in range(rows))
         return CaseMeasurement(
-            "c", rows, rows, 0, completions=texts, answers=tuple(AnswerCount(i, 1) for i in range(rows))
+            id="c",
+            samples_requested=rows,
+            samples_ok=rows,
+            sample_errors=0,
+            metrics=Metrics(),
+            completions=texts,
+            answers=tuple(AnswerCount(i, 1) for i in range(rows)),
         )
 
     assert text_limit([measured(3)]) == MAX_SHOWN_CHARS

@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
-from stabilitygate.report.model import BaselineFacts, EmbeddingFacts, RunFacts, SamplingFacts, Summary
+import ast
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+
+import stabilitygate
+from stabilitygate.errors import BadInput
+from stabilitygate.judge.gate import VerdictCounts
+from stabilitygate.measure.summary import SuiteNumbers
+from stabilitygate.metrics import Metrics
+from stabilitygate.report.model import BaselineFacts, CaseResult, EmbeddingFacts, RunFacts, SamplingFacts, Summary
+from stabilitygate.results import CaseMeasurement, CompletionCount, Diagnostics
 from stabilitygate.typed_json import JSON, to_json
 from tests.support.typed import typed
 
+PACKAGE = Path(stabilitygate.__file__).parent
 COUNTS = {"cases": 3, "passed": 1, "failed": 1, "regressed": 0, "warned": 0, "new": 1, "errors": 0}
 
 
@@ -54,3 +67,69 @@ def test_merged_sampling_facts_add_up_the_shards() -> None:
 def test_a_report_of_an_older_version_without_warned_reads_as_none_warned() -> None:
     older = {k: v for k, v in COUNTS.items() if k != "warned"}
     assert typed(Summary, older).warned == 0
+
+
+def own_fields(kind: type) -> set[str]:
+    """The fields a dataclass declares itself (its annotations), not those it inherits."""
+    return set(vars(kind).get("__annotations__", {}))
+
+
+def test_each_field_is_declared_once() -> None:
+    measured = {f.name for f in fields(CaseMeasurement)}
+    assert not own_fields(CaseResult) & measured and measured <= {f.name for f in fields(CaseResult)}
+    shared = {f.name for f in fields(VerdictCounts)} | {f.name for f in fields(SuiteNumbers)}
+    assert not own_fields(Summary) & shared and shared <= {f.name for f in fields(Summary)}
+
+
+def test_the_version_and_the_run_verdict_are_defined_once() -> None:
+    defined: dict[str, list[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            targets = (
+                node.targets
+                if isinstance(node, ast.Assign)
+                else [node.target]
+                if isinstance(node, ast.AnnAssign)
+                else []
+            )
+            for target in targets:
+                if isinstance(target, ast.Name) and target.id in ("SCHEMA_VERSION", "SchemaVersion", "RunVerdict"):
+                    defined.setdefault(target.id, []).append(path.name)
+    assert defined == {
+        "SCHEMA_VERSION": ["typed_json.py"],
+        "SchemaVersion": ["typed_json.py"],
+        "RunVerdict": ["gate.py"],
+    }
+
+
+def test_a_case_result_keeps_its_measurement_whole() -> None:
+    m = CaseMeasurement(
+        id="c",
+        samples_requested=4,
+        samples_ok=3,
+        sample_errors=1,
+        metrics=Metrics(unique_completions=2),
+        completions=(CompletionCount("a", 2), CompletionCount("b", 1)),
+        notes=("a note",),
+        diagnostics=Diagnostics(suggestion="x"),
+        request_seconds=1.5,
+    )
+    result = CaseResult.of(m, line=3, hash="h", verdict="pass", reasons=("r",), primary=None, baseline=None)
+    assert (result.line, result.verdict, result.completions) == (3, "pass", m.completions)
+    assert type(result.measurement) is CaseMeasurement and result.measurement == m
+    assert result.measurement.request_seconds == 1.5  # not in the JSON, kept all the same
+
+
+def test_a_summary_is_its_counts_and_its_numbers() -> None:
+    counts = VerdictCounts(**COUNTS)
+    numbers = SuiteNumbers(tar_raw=0.5, samples_ok=9)
+    summary = Summary.of(counts, numbers)
+    assert (summary.cases, summary.new, summary.tar_raw, summary.samples_ok) == (3, 1, 0.5, 9)
+    assert summary.with_numbers(SuiteNumbers(tar_raw=1.0)) == Summary(**COUNTS, tar_raw=1.0)
+
+
+def test_a_baseline_status_is_one_the_gate_writes() -> None:
+    for status in ("compared", "missing", "updated", "not written: the run could not measure"):
+        assert typed(BaselineFacts, {"path": "b.json", "status": status}).status == status
+    with pytest.raises(BadInput, match="at status: Input should be 'compared', 'missing'"):
+        typed(BaselineFacts, {"path": "b.json", "status": "exploded"})

@@ -344,7 +344,7 @@ def test_every_text_a_provider_returns_is_redacted_before_it_becomes_a_sample() 
     for sample in outcome.samples:
         assert (sample.text, sample.model, sample.fingerprint) == ("the key is ***", "model-***", "fp_***")
         assert sample.finish_reason == "stop ***" and sample.usage == {"prompt_tokens": 3}
-        assert sample.logprobs == (("the key", -0.1, "***", -2.0), ("***", -0.2, None, None))
+        assert sample.logprobs == (TokenLogprob("the key", -0.1, "***", -2.0), TokenLogprob("***", -0.2))
 
 
 def test_logprobs_that_spell_a_key_across_tokens_are_dropped() -> None:

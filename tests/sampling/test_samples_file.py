@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from stabilitygate.errors import BadInput
-from stabilitygate.samples import Sample
+from stabilitygate.samples import Sample, TokenLogprob
 from stabilitygate.sampling.samples_file import SamplesWriter, read_samples
 
 GOOD = Sample(
@@ -24,7 +24,9 @@ GOOD = Sample(
 )
 FAILED = Sample(case="borough", index=1, text=None, error="http_500: server error", attempts=6)
 UNICODE = Sample(case="zürich", index=0, text='Zürich — 東京 "quoted"\nline two')
-WITH_LOGPROBS = Sample(case="lp", index=0, text="A", logprobs=(("A", -0.01, "B", -4.6), ("!", -0.5, None, None)))
+WITH_LOGPROBS = Sample(
+    case="lp", index=0, text="A", logprobs=(TokenLogprob("A", -0.01, "B", -4.6), TokenLogprob("!", -0.5, None, None))
+)
 
 
 def test_writer_writes_one_compact_line_per_sample_flushed_at_once(tmp_path: Path) -> None:
@@ -69,11 +71,11 @@ def test_round_trip(tmp_path: Path) -> None:
 
 def test_non_finite_logprobs_become_null(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
-    sample = Sample(case="c", index=0, text="a", logprobs=(("a", float("-inf"), "b", float("nan")),))
+    sample = Sample(case="c", index=0, text="a", logprobs=(TokenLogprob("a", float("-inf"), "b", float("nan")),))
     with SamplesWriter(path) as writer:
         writer.write(sample)
     assert '"logprobs":[["a",null,"b",null]]' in path.read_text()
-    assert read_samples(path)[0].logprobs == (("a", None, "b", None),)
+    assert read_samples(path)[0].logprobs == (TokenLogprob("a", None, "b", None),)
 
 
 def test_writer_starts_afresh_unless_appending(tmp_path: Path) -> None:
@@ -107,23 +109,28 @@ def _line(**fields: object) -> str:
     ("bad", "message"),
     [
         ("{not json", "not valid JSON"),
-        ("[1, 2]", "expected a JSON object"),
-        ('{"case": "c", "text": "t"}', "missing key 'index'"),
-        ('{"index": 1, "text": "t"}', "missing key 'case'"),
-        ('{"case": "c", "index": 1}', "missing key 'text'"),
-        (_line(case=""), "`case` must be a non-empty string"),
-        (_line(index="1"), "`index` must be a non-negative integer"),
-        (_line(index=True), "`index` must be a non-negative integer"),
-        (_line(index=-1), "`index` must be a non-negative integer"),
-        (_line(text=5), "`text` must be a string or null"),
-        (_line(error=3), "`error` must be a string"),
-        (_line(latency_ms="fast"), "`latency_ms` must be a number"),
-        (_line(usage={"prompt_tokens": "5"}), "`usage` must be an object of integer token counts"),
-        (_line(usage=[1]), "`usage` must be an object"),
-        (_line(attempts=0), "`attempts` must be a positive integer"),
-        (_line(logprobs=[["a"]]), "`logprobs` must be a list"),
-        (_line(logprobs=[[1, -0.1]]), "`logprobs` must be a list"),
-        (_line(logprobs="x"), "`logprobs` must be a list"),
+        ("[1, 2]", "at the top level: Input should be a dictionary"),
+        ('{"case": "c", "text": "t"}', "at index: Field required"),
+        ('{"index": 1, "text": "t"}', "at case: Field required"),
+        ('{"case": "c", "index": 1}', "at text: Field required"),
+        (_line(case=""), "at case: String should have at least 1 character"),
+        (_line(index="1"), "at index: Input should be a valid integer"),
+        (_line(index=True), "at index: Input should be a valid integer"),
+        (_line(index=-1), "at index: Input should be greater than or equal to 0"),
+        (_line(text=5), "at text: Input should be a valid string"),
+        (_line(error=3), "at error: Input should be a valid string"),
+        (_line(latency_ms="fast"), "at latency_ms: Input should be a valid number"),
+        (
+            '{"case": "c", "index": 0, "text": "t", "latency_ms": Infinity}',
+            "at latency_ms: Input should be a finite number",
+        ),
+        (_line(usage={"prompt_tokens": "5"}), "at usage/prompt_tokens: Input should be a valid integer"),
+        (_line(usage=[1]), "at usage: Input should be a valid dictionary"),
+        (_line(attempts=0), "at attempts: Input should be greater than or equal to 1"),
+        (_line(logprobs=[["a"]]), "at logprobs/0/1: Field required"),
+        (_line(logprobs=[[1, -0.1]]), "at logprobs/0/0: Input should be a valid string"),
+        (_line(logprobs=[["a", -0.1, "b", -1, 0]]), "at logprobs/0: Tuple should have at most 4 items"),
+        (_line(logprobs="x"), "at logprobs: Input should be a valid tuple"),
     ],
 )
 def test_broken_lines_are_bad_input_with_the_line_number(tmp_path: Path, bad: str, message: str) -> None:

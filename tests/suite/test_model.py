@@ -1,16 +1,17 @@
 """A provider's identity (`ProviderConfig.identity`): what decides its answers enters the definition
-hash and the judgment key; where it is, and what it may read, do not (docs/design.md §4)."""
+hash and the judgment key; where it is, and what it may read, do not (docs/design.md §4). The suite's
+names as types: each threshold and each parser is one Literal the rest of the gate uses."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
 from stabilitygate.cases import parse_suite
 from stabilitygate.pipeline.meanings import case_judge_key
-from stabilitygate.suite.model import ResolvedCase
+from stabilitygate.suite.model import PARSER_KINDS, AnswerSpec, ResolvedCase, ThresholdName, Thresholds
 
 Provider = dict[str, Any]
 HTTP: Provider = {"type": "http", "url": "http://127.0.0.1:9/answer", "completion_pointer": "/answer"}
@@ -82,3 +83,26 @@ def test_the_identity_names_the_keys_that_decide_and_none_of_the_address() -> No
     }
     assert case.provider.endpoint() == "http://127.0.0.1:9/answer"
     assert case_with(COMMAND).provider.endpoint() is None
+
+
+def test_the_threshold_names_are_the_keys_of_thresholds() -> None:
+    assert list(get_args(ThresholdName)) == list(Thresholds.model_fields)
+
+
+@pytest.mark.parametrize(
+    ("answer", "kind"),
+    [
+        ({"json": "/a"}, "json"),
+        ({"choice": ["A", "B"]}, "choice"),
+        ({"regex": "(x)"}, "regex"),
+        ({"number": True}, "number"),
+        ({"text": {}}, "text"),
+    ],
+)
+def test_each_parser_names_its_kind(answer: dict[str, object], kind: str) -> None:
+    assert AnswerSpec.model_validate(answer).kind == kind
+
+
+def test_the_parser_kinds_are_the_parser_keys_of_an_answer() -> None:
+    keys = {field.alias or name for name, field in AnswerSpec.model_fields.items()} - {"schema"}
+    assert set(PARSER_KINDS) == keys

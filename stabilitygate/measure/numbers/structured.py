@@ -14,7 +14,6 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
 
 _OBJECT_START = re.compile(r"\{\s*\"")
 _FENCED = re.compile(r"```[^\n`]*\n(?P<body>.*)```", re.S)
@@ -29,7 +28,7 @@ class Field:
     """The answer field found: its key and its JSON value."""
 
     key: str
-    value: Any
+    value: object  # decoded with its floats as Decimal
 
 
 @dataclass(frozen=True)
@@ -56,7 +55,7 @@ def json_answer(text: str) -> Field | Unnamed | None:
     return Unnamed([key for key, _ in numbers]) if numbers else None
 
 
-def _whole_document(text: str) -> dict[str, Any] | None:
+def _whole_document(text: str) -> dict[str, object] | None:
     """The object the text is, alone or in one fence."""
     fenced = _FENCED.fullmatch(text.strip())
     body = fenced.group("body") if fenced else text.strip()
@@ -67,7 +66,7 @@ def _whole_document(text: str) -> dict[str, Any] | None:
     return document if isinstance(document, dict) and not body[end:].strip() else None
 
 
-def _numeric_leaves(value: Any, depth: int) -> Iterator[tuple[str, Any]]:
+def _numeric_leaves(value: object, depth: int) -> Iterator[tuple[str, int | Decimal]]:
     if not isinstance(value, dict) or depth > _MAX_DEPTH:
         return
     for key, item in value.items():
@@ -76,7 +75,7 @@ def _numeric_leaves(value: Any, depth: int) -> Iterator[tuple[str, Any]]:
         yield from _numeric_leaves(item, depth + 1)
 
 
-def _objects(text: str) -> Iterator[dict[str, Any]]:
+def _objects(text: str) -> Iterator[dict[str, object]]:
     for attempt, start in enumerate(_OBJECT_START.finditer(text)):
         if attempt >= _MAX_ATTEMPTS:
             return
@@ -88,7 +87,7 @@ def _objects(text: str) -> Iterator[dict[str, Any]]:
             yield document
 
 
-def _answer_field(document: dict[str, Any], depth: int) -> Field | None:
+def _answer_field(document: dict[str, object], depth: int) -> Field | None:
     ranked = sorted((_rank(str(key)), str(key), value) for key, value in document.items() if _rank(str(key)) < 9)
     if ranked:
         _, key, value = ranked[0]
