@@ -156,7 +156,7 @@ def _provider_error(
     model: type[BaseModel],
     origin: _ProviderOrigin,
     case_id: str,
-    kind: str,
+    kind: object,
 ) -> BadInput:
     err = exc.errors(include_url=False)[0]
     if err["type"] == "missing":

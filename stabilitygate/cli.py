@@ -142,23 +142,24 @@ def plan(
     is_flag=True,
     help="Also measure each case's variants beside it, with the same sampling (reported, never judged).",
 )
-def run(suite: Path, **kwargs: Any) -> None:
+def run(suite: Path, **kwargs: object) -> None:
     """Sample every case N times, measure, judge against the baseline and report."""
     from stabilitygate import api
 
-    files = _report_files(kwargs)
+    flags: Flags = kwargs
+    files = _report_files(flags)
     report = api.run(
         suite,
-        **_judging(kwargs),
-        samples=kwargs["samples"],
-        concurrency=kwargs["concurrency"],
-        cases=tuple(kwargs["case_ids"]),
-        shard=Shard.parse(kwargs["shard"], name="--shard") if kwargs["shard"] else None,
-        early_stop=kwargs["early_stop"],
-        samples_out=kwargs["samples_out"],
-        progress=kwargs["progress"],
-        changed_only=kwargs["changed_only"],
-        variants=kwargs["variants"],
+        **_judging(flags),
+        samples=flags["samples"],
+        concurrency=flags["concurrency"],
+        cases=tuple(flags["case_ids"]),
+        shard=Shard.parse(flags["shard"], name="--shard") if flags["shard"] else None,
+        early_stop=flags["early_stop"],
+        samples_out=flags["samples_out"],
+        progress=flags["progress"],
+        changed_only=flags["changed_only"],
+        variants=flags["variants"],
     )
     _finish(report, files)
 
@@ -167,7 +168,7 @@ def run(suite: Path, **kwargs: Any) -> None:
 @click.argument("samples", type=PathArg, nargs=-1, required=True)
 @click.option("--suite", "suite", type=PathArg, required=True, help="The suite the samples were drawn for.")
 @_report_flags
-def score(samples: Sequence[Path], suite: Path, **kwargs: Any) -> None:
+def score(samples: Sequence[Path], suite: Path, **kwargs: object) -> None:
     """Measure, judge and report from samples files of an earlier run, calling no model."""
     from stabilitygate import api
 
@@ -179,7 +180,7 @@ def score(samples: Sequence[Path], suite: Path, **kwargs: Any) -> None:
 @click.argument("reports", type=PathArg, nargs=-1, required=True)
 @click.option("--suite", "suite", type=PathArg, help="The suite (default: the path the reports name).")
 @_report_flags
-def merge(reports: Sequence[Path], suite: Path | None, **kwargs: Any) -> None:
+def merge(reports: Sequence[Path], suite: Path | None, **kwargs: object) -> None:
     """Join the reports of `run --shard K/N` jobs into one report, comment and exit code."""
     from stabilitygate import api
 

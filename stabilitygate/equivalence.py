@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -19,7 +18,7 @@ from stabilitygate.suite.load import LoadedSuite, ParsedSuite, Path_, dotted, to
 from stabilitygate.suite.model import DEFAULT_PROVIDER_TYPE, ProviderConfig, ResolvedCase
 
 
-def judge_block(parsed: ParsedSuite, i: int) -> tuple[Mapping[str, Any], Path_] | None:
+def judge_block(parsed: ParsedSuite, i: int) -> tuple[Mapping[str, object], Path_] | None:
     """Case i's judge mapping and where the file wrote it; None without `equivalence`."""
     own = parsed.suite.cases[i].equivalence
     if own is not None:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Annotated, Any, Final, TypeAlias, TypeVar, overload
 
-from pydantic import Field, JsonValue, TypeAdapter, ValidationError
+from pydantic import Field, JsonValue, TypeAdapter, ValidationError, WithJsonSchema
 from pydantic_core import ErrorDetails
 
 from stabilitygate.errors import BadInput
@@ -26,6 +26,7 @@ __all__ = [
     "Finite",
     "Flag",
     "Integer",
+    "JSONObject",
     "Number",
     "SchemaVersion",
     "Share",
@@ -42,6 +43,8 @@ T = TypeVar("T")
 
 #: A JSON value, recursively (str, number, bool, null, lists and objects of them).
 JSON: TypeAlias = JsonValue
+#: A JSON object as a suite writes one (params, a schema): any keys, each value JSON.
+JSONObject: TypeAlias = Annotated[dict[str, JSON], WithJsonSchema({"type": "object", "additionalProperties": True})]
 
 #: The numbers of the payload, typed so that a report or baseline with a count of -1 or a share of
 #: "abc" is refused when it is read, not formatted into a crash.

@@ -88,13 +88,12 @@ class Embedder:
     ) -> None:
         if batch_size < 1:
             raise BadInput(f"embedding batch_size must be at least 1, not {batch_size}")
-        self._name = model
+        self.model_name = model
         self._export: ExportManifest | None = None
         if model in _DEFAULT_ALIASES:
             self._export = read_manifest(export_dir())
-            self._path = self._export.directory
-        else:
-            self._path = sentence_transformers_dir(model)
+        # The model's directory: the ONNX export for the default model.
+        self.model_path = self._export.directory if self._export else sentence_transformers_dir(model)
         self.batch_size = batch_size
         self._cache_root = resolve_cache_dir(cache_dir)
         self._cache: EmbeddingCache | None = None
@@ -112,15 +111,6 @@ class Embedder:
         self._seconds_in_model = 0.0
 
     # -- properties ------------------------------------------------------------------------------------
-
-    @property
-    def model_name(self) -> str:
-        return self._name
-
-    @property
-    def model_path(self) -> Path:
-        """The model's directory: the ONNX export for the default model."""
-        return self._path
 
     @property
     def backend(self) -> str:
@@ -165,7 +155,7 @@ class Embedder:
             if self._export is not None:
                 self._max_word_pieces = self._export.max_seq_length
             else:
-                self._max_word_pieces = max_seq_length(self._name, self._path)
+                self._max_word_pieces = max_seq_length(self.model_name, self.model_path)
         return self._max_word_pieces
 
     # -- loading ---------------------------------------------------------------------------------------
@@ -195,7 +185,7 @@ class Embedder:
     def _load_backend(self) -> _Backend:
         if self._export is not None:
             return _shared_encoder(self._export)
-        return SentenceTransformersBackend(shared_model(self._name, self._path))
+        return SentenceTransformersBackend(shared_model(self.model_name, self.model_path))
 
     # -- word pieces -----------------------------------------------------------------------------------
 
@@ -207,19 +197,19 @@ class Embedder:
             return self._tokenizer(_model_text(text))
 
     def _load_tokenizer(self) -> Callable[[str], int]:
-        tokenizer_file = self._path / "tokenizer.json"
+        tokenizer_file = self.model_path / "tokenizer.json"
         if tokenizer_file.is_file():
             # The `tokenizers` library reads the model's own tokenizer without importing torch.
             fast = load_tokenizer(tokenizer_file, max_length=None)
             return lambda text: len(fast.encode(text).ids)
-        return word_piece_counter(self._name, self._path)
+        return word_piece_counter(self.model_name, self.model_path)
 
     # -- embedding -------------------------------------------------------------------------------------
 
     def _disk_cache(self) -> EmbeddingCache | None:
         if self._cache is None and self._cache_root is not None:
-            identity = self._export.identity if self._export is not None else model_files_hash(self._path)
-            self._cache = EmbeddingCache(self._cache_root, model_key(self._name, identity))
+            identity = self._export.identity if self._export is not None else model_files_hash(self.model_path)
+            self._cache = EmbeddingCache(self._cache_root, model_key(self.model_name, identity))
         return self._cache
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Literal
 
 import httpx
 from pydantic import Field
@@ -108,7 +108,7 @@ class AnthropicProvider(Provider):
     async def complete(self, request: Request) -> Completion:
         system, turns = split_system(request.messages)
         params = {k: v for k, v in request.params.items() if k not in DROPPED_PARAMS}
-        body: dict[str, Any] = {"max_tokens": DEFAULT_MAX_TOKENS, **params}
+        body: dict[str, object] = {"max_tokens": DEFAULT_MAX_TOKENS, **params}
         body["model"] = request.model or self._model
         body["messages"] = turns
         if system is not None:
@@ -121,11 +121,11 @@ class AnthropicProvider(Provider):
     async def aclose(self) -> None:
         await self._client.aclose()
 
-    def _completion_of(self, reply: Any) -> Completion:
+    def _completion_of(self, reply: object) -> Completion:
         if not isinstance(reply, dict):
             raise ProviderError("anthropic: the reply is not a JSON object", retryable=False, kind="bad_body")
         if reply.get("type") == "error":
-            error: dict[str, Any] = reply["error"] if isinstance(reply.get("error"), dict) else {}
+            error: dict[str, object] = reply["error"] if isinstance(reply.get("error"), dict) else {}
             kind = self._secrets.cut(str(error.get("type", "error")), 60)
             raise ProviderError(
                 f"anthropic: {kind}: {self._secrets.cut(str(error.get('message', '')), ERROR_MESSAGE_CHARS)}",
@@ -137,7 +137,7 @@ class AnthropicProvider(Provider):
             raise ProviderError("anthropic: the reply has no `content` list", retryable=False, kind="bad_body")
         blocks = [b for b in content if isinstance(b, dict)]
         tool = next((b for b in blocks if b.get("type") == "tool_use"), None)
-        extra: dict[str, Any] = {}
+        extra: dict[str, object] = {}
         if tool is not None:
             # The tool's arguments are the structured answer: `answer: {json: ...}` parses them.
             text = canonical_json(tool.get("input", {}))
@@ -155,7 +155,7 @@ class AnthropicProvider(Provider):
         )
 
 
-def _usage(usage: Any) -> dict[str, int] | None:
+def _usage(usage: object) -> dict[str, int] | None:
     if not isinstance(usage, dict):
         return None
     mapped = {

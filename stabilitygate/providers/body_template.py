@@ -16,7 +16,6 @@ import operator
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import jinja2
 from jinja2 import nodes
@@ -66,7 +65,7 @@ class _Budget:
         if self.clock() > self.deadline:
             raise _OverLimit(f"the template did not finish rendering within {self.limit_s:g} s (nested loops?)")
 
-    def loop(self, iterable: Iterable[Any]) -> Iterator[Any]:
+    def loop(self, iterable: Iterable[object]) -> Iterator[object]:
         for item in iterable:
             self.step()
             yield item
@@ -77,13 +76,13 @@ class _BoundedEnvironment(SandboxedEnvironment):
 
     intercepted_binops = frozenset({"*", "**"})
 
-    def call(__self, __context: jinja2.runtime.Context, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+    def call(__self, __context: jinja2.runtime.Context, __obj: object, *args: object, **kwargs: object) -> object:
         budget = __context.get(_BUDGET)
         if isinstance(budget, _Budget):
             budget.step()
         return super().call(__context, __obj, *args, **kwargs)
 
-    def call_binop(self, context: jinja2.runtime.Context, op: str, left: Any, right: Any) -> Any:
+    def call_binop(self, context: jinja2.runtime.Context, op: str, left: object, right: object) -> object:
         if op == "*":
             for seq, times in ((left, right), (right, left)):
                 if isinstance(seq, str | list | tuple) and isinstance(times, int) and len(seq) * times > MAX_CHARS:
@@ -94,13 +93,13 @@ class _BoundedEnvironment(SandboxedEnvironment):
         return operator.pow(left, right)
 
 
-def _not_json(value: Any) -> Any:
+def _not_json(value: object) -> object:
     if isinstance(value, jinja2.Undefined):
         str(value)  # StrictUndefined raises here, naming the variable
     raise jinja2.TemplateRuntimeError(f"tojson cannot serialise a {type(value).__name__}")
 
 
-def _tojson(value: Any) -> str:
+def _tojson(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, default=_not_json)
 
 
@@ -120,8 +119,8 @@ class BodyTemplate:
         self._template = environment.from_string(tree)
 
     def render(
-        self, variables: Mapping[str, Any], *, limit_s: float, clock: Callable[[], float] = time.monotonic
-    ) -> Any:
+        self, variables: Mapping[str, object], *, limit_s: float, clock: Callable[[], float] = time.monotonic
+    ) -> object:
         """The JSON document the template renders for `variables`; TemplateProblem saying why not."""
         budget = _Budget(clock() + limit_s, clock, limit_s)
         try:

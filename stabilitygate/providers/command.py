@@ -18,7 +18,7 @@ import os
 import shlex
 import signal
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import Field, field_validator
 
@@ -153,18 +153,17 @@ class CommandProvider(Provider):
         return _last_user_message(request.messages).encode()
 
     async def _spawn(self, env: dict[str, str]) -> asyncio.subprocess.Process:
-        pipes: dict[str, Any] = {
-            "stdin": asyncio.subprocess.PIPE,
-            "stdout": asyncio.subprocess.PIPE,
-            "stderr": asyncio.subprocess.PIPE,
-            "env": env,
-            "start_new_session": True,  # its own process group, so a timeout kills its children too
-        }
+        pipe = asyncio.subprocess.PIPE
+        # start_new_session: its own process group, so a timeout kills its children too.
         try:
             if self._shell:
                 line = self._argv[0] if len(self._argv) == 1 else shlex.join(self._argv)
-                return await asyncio.create_subprocess_shell(line, **pipes)
-            return await asyncio.create_subprocess_exec(*self._argv, **pipes)
+                return await asyncio.create_subprocess_shell(
+                    line, stdin=pipe, stdout=pipe, stderr=pipe, env=env, start_new_session=True
+                )
+            return await asyncio.create_subprocess_exec(
+                *self._argv, stdin=pipe, stdout=pipe, stderr=pipe, env=env, start_new_session=True
+            )
         except FileNotFoundError as exc:
             raise FatalProviderError(f"command not found: {self._argv[0]}", kind="not_found") from exc
         except PermissionError as exc:

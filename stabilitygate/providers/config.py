@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import urllib.parse
 from collections.abc import Iterable, Mapping
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import AfterValidator, Field, field_validator
 
@@ -45,7 +45,7 @@ class KeyedConfig(ProviderConfig):
 
     @field_validator("api_key_env", mode="before")
     @classmethod
-    def _a_name_not_a_key(cls, value: Any) -> Any:
+    def _a_name_not_a_key(cls, value: object) -> object:
         # A key pasted where its variable's name goes is the likeliest mistake: say what is expected,
         # and never show the value (suite/strict.py NEVER_ECHOED).
         if isinstance(value, str) and not re.fullmatch(_VARIABLE_NAME, value):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import httpx
 from pydantic import Field, field_validator
@@ -157,7 +157,7 @@ class HttpAppProvider(Provider):
         await self._client.aclose()
 
 
-def request_variables(request: Request, model: str | None, api_key: str | None) -> dict[str, Any]:
+def request_variables(request: Request, model: str | None, api_key: str | None) -> dict[str, object]:
     """What a body template may use, for one request."""
     messages = [dict(m) for m in request.messages]
     system = "\n\n".join(m["content"] for m in messages if m.get("role") in ("system", "developer"))
@@ -175,14 +175,14 @@ def request_variables(request: Request, model: str | None, api_key: str | None) 
     }
 
 
-def _for_method(document: Any, method: str, url: str) -> tuple[str, Any]:
+def _for_method(document: object, method: str, url: str) -> tuple[str, object]:
     """(url, body) of the request: for GET the rendered object's fields as the query, and no body."""
     if method != "GET":
         return url, document
     return _with_query(url, document), None
 
 
-def _with_query(url: str, document: Any) -> str:
+def _with_query(url: str, document: object) -> str:
     """For GET: the rendered object's fields as query parameters (non-strings in canonical JSON)."""
     if not isinstance(document, dict):
         raise TemplateProblem(

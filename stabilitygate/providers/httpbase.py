@@ -21,6 +21,7 @@ import httpx
 
 from stabilitygate.providers.interface import FatalProviderError, ProviderError
 from stabilitygate.secrets import Secrets, redact
+from stabilitygate.typed_json import JSON
 
 PREVIEW_CHARS = 300
 #: An error message a provider's reply carries is shown this long, once redacted.
@@ -230,11 +231,11 @@ async def request_json(
     method: str,
     url: str,
     *,
-    json: Any | None,
+    json: object,
     headers: Mapping[str, str],
     secrets: Iterable[str],
     max_bytes: int = 8 * 1024 * 1024,
-) -> Any:
+) -> JSON:
     """Send one request and return its parsed JSON body, or raise a typed, redacted ProviderError.
 
     The body is streamed and refused past `max_bytes`, so a runaway completion cannot exhaust memory.
@@ -260,7 +261,8 @@ async def request_json(
     except (httpx.HTTPError, OSError, TimeoutError) as exc:
         raise error_for_exception(exc, secrets) from exc
     try:
-        return jsonlib.loads(body)
+        parsed: JSON = jsonlib.loads(body)
+        return parsed
     except (ValueError, UnicodeDecodeError) as exc:
         shown = _preview(body[:ERROR_BODY_BYTES].decode("utf-8", errors="replace"), secrets)
         raise ProviderError(

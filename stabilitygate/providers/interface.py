@@ -6,7 +6,7 @@ import abc
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Self
+from typing import ClassVar, Self
 
 from pydantic import ValidationError
 
@@ -24,7 +24,7 @@ class Request:
     index: int  # 0-based sample index within the case
     messages: tuple[Mapping[str, str], ...]  # [{"role": ..., "content": ...}]
     model: str | None
-    params: Mapping[str, Any]  # passed through to the API (temperature, seed, max_tokens, tools, ...)
+    params: Mapping[str, object]  # passed through to the API (temperature, seed, max_tokens, tools, ...)
     idempotency_key: str  # stable per case and sample index; per case with `idempotency: shared`
     idempotency_shared: bool = False  # one key for all of the case's samples: openai sends it as a header
 
@@ -54,7 +54,7 @@ class Completion:
     usage: Mapping[str, int] | None = None  # prompt_tokens, completion_tokens
     finish_reason: str | None = None
     logprobs: tuple[TokenLogprob, ...] | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, object] = field(default_factory=dict)
 
 
 class ProviderError(Exception):
@@ -112,7 +112,7 @@ class Provider(abc.ABC):
     @classmethod
     def create(
         cls,
-        config: ProviderConfig | Mapping[str, Any],
+        config: ProviderConfig | Mapping[str, object],
         *,
         environ: Mapping[str, str] | None = None,
         timeout_s: float = 60,
@@ -123,7 +123,7 @@ class Provider(abc.ABC):
         return cls(typed, environ=os.environ if environ is None else environ, timeout_s=timeout_s)
 
     @classmethod
-    def typed_config(cls, config: ProviderConfig | Mapping[str, Any]) -> ProviderConfig:
+    def typed_config(cls, config: ProviderConfig | Mapping[str, object]) -> ProviderConfig:
         """`config` as this type's config model, with the type's defaults filled in."""
         if not isinstance(config, cls.config_model):
             data = config.model_dump(exclude_none=True) if isinstance(config, ProviderConfig) else dict(config)

@@ -11,7 +11,9 @@ import asyncio
 import importlib.util
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
+
+from typing_extensions import TypeIs
 
 from stabilitygate.errors import BadInput
 from stabilitygate.providers.interface import Completion, FatalProviderError, Provider, Request
@@ -45,7 +47,7 @@ class LocalParams:
     top_logprobs: int = 0  # as in the OpenAI API; >= 2 also reports the runner-up token
 
 
-def parse_params(params: Mapping[str, Any]) -> LocalParams:
+def parse_params(params: Mapping[str, object]) -> LocalParams:
     """The decoding settings in `params`; FatalProviderError naming the param when one is unusable."""
     unknown = sorted(set(params) - set(KNOWN_PARAMS))
     if unknown:
@@ -76,11 +78,11 @@ def parse_params(params: Mapping[str, Any]) -> LocalParams:
     )
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: object) -> TypeIs[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _number(params: Mapping[str, Any], name: str, default: float) -> float:
+def _number(params: Mapping[str, object], name: str, default: float) -> float:
     value = params.get(name)
     if value is None:
         return default
@@ -89,7 +91,7 @@ def _number(params: Mapping[str, Any], name: str, default: float) -> float:
     return float(value)
 
 
-def _positive_int(params: Mapping[str, Any], name: str, default: int) -> int:
+def _positive_int(params: Mapping[str, object], name: str, default: int) -> int:
     value = params.get(name)
     if value is None:
         return default

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Literal
 
 import httpx
 from pydantic import Field
@@ -86,7 +86,7 @@ class OpenAIProvider(Provider):
 
     async def complete(self, request: Request) -> Completion:
         params = {k: v for k, v in request.params.items() if k not in DROPPED_PARAMS}
-        body: dict[str, Any] = {**self._params, **params}
+        body: dict[str, object] = {**self._params, **params}
         model = request.model or self._model
         if model is not None:
             body["model"] = model
@@ -111,7 +111,7 @@ def _bad_shape(message: str) -> ProviderError:
     return ProviderError(f"openai: {message}", retryable=True, kind="bad_shape")
 
 
-def parse_chat_completion(reply: Any, secrets: Secrets = _NO_SECRETS) -> Completion:
+def parse_chat_completion(reply: object, secrets: Secrets = _NO_SECRETS) -> Completion:
     """The Completion in a chat.completion JSON body; ProviderError(kind="bad_shape") when it has none."""
     if not isinstance(reply, dict):
         raise _bad_shape(f"the reply is a JSON {type(reply).__name__}, not an object")
@@ -125,7 +125,7 @@ def parse_chat_completion(reply: Any, secrets: Secrets = _NO_SECRETS) -> Complet
     message = choice.get("message")
     if not isinstance(message, dict):
         raise _bad_shape("choices[0] has no message")
-    extra: dict[str, Any] = {}
+    extra: dict[str, object] = {}
     text = _tool_call_text(message.get("tool_calls"), extra)
     if text is None:
         text = _content_text(message.get("content"))
@@ -146,7 +146,7 @@ def parse_chat_completion(reply: Any, secrets: Secrets = _NO_SECRETS) -> Complet
     )
 
 
-def _tool_call_text(tool_calls: Any, extra: dict[str, Any]) -> str | None:
+def _tool_call_text(tool_calls: object, extra: dict[str, object]) -> str | None:
     """The first tool call's arguments: with tools, they are the structured answer."""
     if not isinstance(tool_calls, list) or not tool_calls or not isinstance(tool_calls[0], dict):
         return None
@@ -163,7 +163,7 @@ def _tool_call_text(tool_calls: Any, extra: dict[str, Any]) -> str | None:
     return arguments
 
 
-def _content_text(content: Any) -> str | None:
+def _content_text(content: object) -> str | None:
     if isinstance(content, str):
         return content
     if isinstance(content, list):  # content parts, as some compatible servers return them
@@ -172,7 +172,7 @@ def _content_text(content: Any) -> str | None:
     return None
 
 
-def _usage(usage: Any) -> dict[str, int] | None:
+def _usage(usage: object) -> dict[str, int] | None:
     if not isinstance(usage, dict):
         return None
     out = {
@@ -183,7 +183,7 @@ def _usage(usage: Any) -> dict[str, int] | None:
     return out or None
 
 
-def _logprobs(logprobs: Any) -> tuple[TokenLogprob, ...] | None:
+def _logprobs(logprobs: object) -> tuple[TokenLogprob, ...] | None:
     content = logprobs.get("content") if isinstance(logprobs, dict) else None
     if not isinstance(content, list):
         return None
@@ -205,7 +205,7 @@ def _logprobs(logprobs: Any) -> tuple[TokenLogprob, ...] | None:
     return tuple(out)
 
 
-def _number(value: Any) -> float | None:
+def _number(value: object) -> float | None:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
     return None

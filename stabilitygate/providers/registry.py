@@ -17,7 +17,7 @@ import functools
 import importlib
 from collections.abc import Iterable, Mapping
 from importlib.metadata import EntryPoint, entry_points
-from typing import Annotated, Any, Union, get_args
+from typing import Annotated, Union, get_args
 
 from pydantic import Field, TypeAdapter
 
@@ -43,7 +43,7 @@ def provider_types() -> list[str]:
     return [*BUILT_IN, *sorted(name for name in _plugins() if name not in BUILT_IN)]
 
 
-def provider_class(kind: str | None) -> type[Provider]:
+def provider_class(kind: object) -> type[Provider]:
     """The class of provider type `kind` (the default type when None); BadInput for an unknown type."""
     kind = DEFAULT_TYPE if kind is None else kind
     if isinstance(kind, str) and kind in BUILT_IN:
@@ -55,7 +55,7 @@ def provider_class(kind: str | None) -> type[Provider]:
 
 
 def make_provider(
-    config: ProviderConfig | Mapping[str, Any], *, environ: Mapping[str, str] | None = None, timeout_s: float = 60
+    config: ProviderConfig | Mapping[str, object], *, environ: Mapping[str, str] | None = None, timeout_s: float = 60
 ) -> Provider:
     """A provider for `config` (a config or a raw mapping); BadInput for an unknown type or a config
     that type cannot use."""
@@ -77,7 +77,7 @@ def fingerprint_note(kind: str | None) -> str | None:
     )
 
 
-def config_union(kinds: Iterable[str] | None = None) -> TypeAdapter[Any]:
+def config_union(kinds: Iterable[str] | None = None) -> TypeAdapter[ProviderConfig]:
     """The config models of `kinds` (default: every registered type) as one pydantic union
     discriminated on `type`; imports their modules."""
     chosen = provider_types() if kinds is None else list(kinds)
@@ -85,21 +85,17 @@ def config_union(kinds: Iterable[str] | None = None) -> TypeAdapter[Any]:
 
 
 @functools.cache
-def _union(models: tuple[type[ProviderConfig], ...]) -> TypeAdapter[Any]:
-    member = models[0] if len(models) == 1 else _literal_union(models)
-    return TypeAdapter(Annotated[member, Field(discriminator="type")])
-
-
-def _literal_union(models: tuple[type[ProviderConfig], ...]) -> Any:
-    return Union[models]  # noqa: UP007 - the members are known at run time only
+def _union(models: tuple[type[ProviderConfig], ...]) -> TypeAdapter[ProviderConfig]:
+    # The members are known at run time only: to mypy the union is their base.
+    member: object = models[0] if len(models) == 1 else Union[models]  # noqa: UP007
+    adapter: TypeAdapter[ProviderConfig] = TypeAdapter(Annotated[member, Field(discriminator="type")])
+    return adapter
 
 
 @functools.cache
 def _built_in(kind: str) -> type[Provider]:
     module_name, _, class_name = BUILT_IN[kind].partition(":")
-    cls = getattr(importlib.import_module(module_name), class_name)
-    _check_provider_class(cls, kind, where=BUILT_IN[kind])
-    return cls  # type: ignore[no-any-return]
+    return _provider_class_checked(getattr(importlib.import_module(module_name), class_name), kind, BUILT_IN[kind])
 
 
 def _plugins() -> dict[str, EntryPoint]:
@@ -113,14 +109,14 @@ def _plugin_class(entry: EntryPoint) -> type[Provider]:
         cls = entry.load()
     except Exception as exc:  # a broken plugin is the suite's problem, not a crash
         raise BadInput(f"provider type {entry.name!r}: cannot load {where}: {exc}") from exc
-    _check_provider_class(cls, entry.name, where=where)
-    return cls  # type: ignore[no-any-return]
+    return _provider_class_checked(cls, entry.name, where)
 
 
-def _check_provider_class(cls: Any, kind: str, *, where: str) -> None:
+def _provider_class_checked(cls: object, kind: str, where: str) -> type[Provider]:
     """A registered class must be a Provider whose config model is tagged with the type's name."""
     if not (isinstance(cls, type) and issubclass(cls, Provider)):
         raise BadInput(f"provider type {kind!r}: {where} is not a stabilitygate Provider class")
     tags = get_args(cls.config_model.model_fields["type"].annotation)
     if tags != (kind,):
         raise BadInput(f"provider type {kind!r}: {where} has a config_model whose `type` is not Literal[{kind!r}]")
+    return cls

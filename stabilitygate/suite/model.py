@@ -11,7 +11,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -24,12 +24,14 @@ from pydantic import (
     model_validator,
 )
 
+from stabilitygate.conditions import Idempotency, Probe
 from stabilitygate.metrics import MAX_SAMPLES
 from stabilitygate.names import CASE_ID_PATTERN, MAX_CASE_ID_CHARS, MAX_SUITE_NAME_CHARS
 from stabilitygate.patterns import compile_pattern
 from stabilitygate.suite.expected import EXPECTED_JSON_SCHEMA, check_choice_expected, check_expected
 from stabilitygate.suite.schema_loops import self_applying_loop
 from stabilitygate.suite.strict import Strict
+from stabilitygate.typed_json import JSON, JSONObject
 
 Normalization = Literal["strip", "lower", "whitespace", "punctuation"]
 Share = Annotated[float, Field(ge=0.0, le=1.0)]
@@ -37,10 +39,6 @@ DEFAULT_CLUSTER_COSINE = 0.95
 #: `min_parsed` when the suite sets none: below half, no answer can hold a majority, so the answer-change
 #: rule is blind and a parser that never matches would pass forever (docs/design.md §6, "Judging").
 DEFAULT_MIN_PARSED = 0.5
-#: `per_sample`: each sample its own idempotency key; `shared`: one key for all of a case's samples.
-Idempotency = Literal["per_sample", "shared"]
-#: `concurrency`: half of each case's samples drawn one at a time, half under load (docs/design.md §16).
-Probe = Literal["concurrency"]
 VariantName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=100)]
 
 
@@ -75,14 +73,14 @@ class ProviderConfig(Strict):
 
     type: str = Field(description="The provider type: openai, local, anthropic, http, command or a plugin's")
     model: str | None = Field(None, description="Model name sent to the API (local: a GGUF path or none)")
-    params: dict[str, Any] | None = Field(None, description="Passed through to the API unchanged")
+    params: JSONObject | None = Field(None, description="Passed through to the API unchanged")
 
-    @field_validator("params")
+    @field_validator("params", mode="before")
     @classmethod
-    def _params_are_json(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+    def _params_are_json(cls, value: object) -> object:
         return plain_json_params(value)
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> dict[str, object]:
         """What decides this provider's answers: its type, model and params, and every key its type
         adds that is set (to other than its `Implied` value), without the keys marked `ADDRESS`. The
         definition hash and the judgment key are made of it, so a plugin's keys count like a built-in's."""
@@ -109,7 +107,7 @@ class ProviderConfig(Strict):
         return None
 
     @staticmethod
-    def merged(default: Mapping[str, Any], override: Mapping[str, Any] | None) -> dict[str, Any]:
+    def merged(default: Mapping[str, object], override: Mapping[str, object] | None) -> dict[str, object]:
         """The raw mapping of a case's provider: the suite's with every key the case sets replaced
         (params merged key by key). The result is validated by the config model of its type.
 
@@ -124,7 +122,7 @@ class ProviderConfig(Strict):
         return {**data, **override}
 
     @staticmethod
-    def changes_type(default: Mapping[str, Any], override: Mapping[str, Any] | None) -> bool:
+    def changes_type(default: Mapping[str, object], override: Mapping[str, object] | None) -> bool:
         """Whether the override is another kind of provider, which shares nothing with the default.
 
         A case's `type: openai` under a default without `type` counts as another kind too: the
@@ -133,7 +131,7 @@ class ProviderConfig(Strict):
         return override.get("type", default.get("type")) != default.get("type")
 
 
-def plain_json_params(value: dict[str, Any] | None) -> dict[str, Any] | None:
+def plain_json_params(value: object) -> object:
     """`params` as they are, when they are plain JSON values; else a ValueError saying so."""
     # YAML has values JSON has not (dates, sets): the API would choke on them mid-run.
     try:
@@ -143,13 +141,13 @@ def plain_json_params(value: dict[str, Any] | None) -> dict[str, Any] | None:
     return value
 
 
-def _without_nulls(mapping: Mapping[str, Any]) -> dict[str, Any]:
+def _without_nulls(mapping: Mapping[str, object]) -> dict[str, object]:
     return {key: value for key, value in mapping.items() if value is not None}
 
 
 #: A provider as the file writes it. The suite's is complete, a case's may set any part of it; each
 #: case's merged mapping is validated by the config model of its type (see `stabilitygate.cases`).
-ProviderMapping = Annotated[dict[str, Any], Field(description="Where completions come from (keys depend on type)")]
+ProviderMapping = Annotated[dict[str, object], Field(description="Where completions come from (keys depend on type)")]
 
 
 class Equivalence(Strict):
@@ -280,13 +278,13 @@ class AnswerSpec(Strict):
     regex: str | None = Field(None, description="First group, else the whole match")
     number: NumberAnswer | Literal[True] | None = Field(None, description="true, or {decimal_comma: true}")
     text: TextAnswer | None = None
-    schema_: dict[str, Any] | None = Field(None, alias="schema", description="JSON Schema the answer must meet")
+    schema_: JSONObject | None = Field(None, alias="schema", description="JSON Schema the answer must meet")
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     @field_validator("number", mode="before")
     @classmethod
-    def _number_shape(cls, value: Any) -> Any:
+    def _number_shape(cls, value: object) -> object:
         """`true` or the options mapping, with one plain message for anything else."""
         if value is None or value is True:
             return value
@@ -384,16 +382,16 @@ class Variant(Strict):
 
     description: str | None = None
     provider: ProviderMapping | None = Field(None, description="Merged over the case's provider, as a case's is")
-    params: dict[str, Any] | None = Field(None, description="Merged into the provider's params, key by key")
+    params: JSONObject | None = Field(None, description="Merged into the provider's params, key by key")
     system: str | None = None
     prompt: str | None = None
     messages: list[Message] | None = Field(None, min_length=1)
     answer: AnswerSpec | None = Field(None, description="Replaces the case's parser")
     idempotency: Idempotency | None = None
 
-    @field_validator("params")
+    @field_validator("params", mode="before")
     @classmethod
-    def _params_are_json(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+    def _params_are_json(cls, value: object) -> object:
         return plain_json_params(value)
 
     @model_validator(mode="after")
@@ -422,8 +420,9 @@ class Case(Strict):
     prompt: str | None = None
     messages: list[Message] | None = Field(None, min_length=1)
     answer: AnswerSpec | None = None
-    expected: Annotated[Any, WithJsonSchema(EXPECTED_JSON_SCHEMA)] = Field(
+    expected: Annotated[JSON, WithJsonSchema(EXPECTED_JSON_SCHEMA)] = Field(
         None,
+        title="Expected",  # pydantic gives a JSON value no title of its own: the published schema keeps it
         description="The correct answer, for accuracy: a value compared with the parsed answer, or with a "
         "text answer (or none) {contains: TEXT} or {regex: PATTERN}",
     )
@@ -438,7 +437,7 @@ class Case(Strict):
 
     @field_validator("expected")
     @classmethod
-    def _expected_fits_the_parser(cls, value: Any, info: ValidationInfo) -> Any:
+    def _expected_fits_the_parser(cls, value: JSON, info: ValidationInfo) -> JSON:
         answer = info.data.get("answer")
         check_expected(answer.kind if isinstance(answer, AnswerSpec) else None, value)
         if isinstance(answer, AnswerSpec) and answer.choice is not None:
@@ -490,7 +489,7 @@ class ResolvedCase(BaseModel):
     provider: SerializeAsAny[ProviderConfig]  # the config model of its type
     thresholds: Thresholds
     answer: AnswerSpec | None
-    expected: Any
+    expected: JSON
     samples: int
     # Set in the suite (the case's, else sampling's); None: a multiple of `samples` (suite.sizes).
     baseline_samples: int | None = None
