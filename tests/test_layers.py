@@ -27,8 +27,8 @@ PACKAGE = ROOT / "stabilitygate"
 LAYERS: tuple[tuple[str, str], ...] = (
     (
         "foundation",
-        "version errors plain typed_json names patterns alternation jsonpointer bounded atomic jsonfile redaction "
-        "secrets failures log",
+        "version errors plain typed_json names patterns jsonpointer bounded atomic jsonfile redaction secrets "
+        "failures log",
     ),
     ("typed results", "metrics against_baseline results conditions remedies samples"),
     ("suite", "suite"),
