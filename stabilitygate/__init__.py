@@ -11,7 +11,7 @@ The library API (docs/design.md, "Library API")::
     case = report.case("checkout")
     case.metrics.cosine_min, case.primary                       # typed: Metrics, Agreement
     if isinstance(case.baseline, stabilitygate.Compared):        # or NotCompared: why not compared
-        case.baseline.p_holm, case.baseline.detectable_drop
+        case.baseline.p_adjusted, case.baseline.detectable_drop
 
 Importing the package is cheap: the pipeline loads on first use.
 """

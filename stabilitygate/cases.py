@@ -13,7 +13,12 @@ from collections.abc import Iterable, Mapping
 
 from pydantic import BaseModel, ValidationError
 
-from stabilitygate.equivalence import MissingKey, judge_secret_env_names, missing_judge_keys, resolve_judge
+from stabilitygate.equivalence import (
+    MissingKey,
+    entailment_secret_env_names,
+    missing_entailment_keys,
+    resolve_entailment_judge,
+)
 from stabilitygate.errors import BadInput
 from stabilitygate.providers.interface import Request
 from stabilitygate.providers.registry import provider_class
@@ -53,7 +58,7 @@ def secret_env_names(cases: Iterable[ResolvedCase]) -> frozenset[str]:
     names: set[str] = set()
     for case in cases:
         names |= provider_class(case.provider.type).secret_env_names(case.provider)
-        names |= judge_secret_env_names((case,))
+        names |= entailment_secret_env_names((case,))
     return frozenset(names)
 
 
@@ -69,7 +74,7 @@ def environment_problems(loaded: LoadedSuite, environ: Mapping[str, str] | None 
     line that names it, in order (`validate` warns of each; `run` stops at the first)."""
     env = os.environ if environ is None else environ
     problems, said = [], set()
-    for missing in [*_missing_provider_keys(loaded, env), *missing_judge_keys(loaded, env)]:
+    for missing in [*_missing_provider_keys(loaded, env), *missing_entailment_keys(loaded, env)]:
         if (missing.name, missing.line) not in said:  # one line for the cases that share a provider
             said.add((missing.name, missing.line))
             problems.append(missing.problem(loaded.path))
@@ -127,7 +132,7 @@ def _resolved(parsed: ParsedSuite, i: int) -> ResolvedCase:
         samples=case.samples or suite.sampling.samples,
         baseline_samples=case.baseline_samples or suite.sampling.baseline_samples,
         max_samples=case.max_samples or suite.sampling.max_samples,
-        judge=resolve_judge(parsed, i),
+        judge=resolve_entailment_judge(parsed, i),
         idempotency=idempotency,
     )
 

@@ -11,11 +11,16 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Literal
 
-from stabilitygate.suite.model import Idempotency, Probe
 from stabilitygate.typed_json import JSON, Count, omitted_when_default
 
-__all__ = ["Conditions", "differences"]
+__all__ = ["Conditions", "Idempotency", "Probe", "differences"]
+
+#: `per_sample`: each sample its own idempotency key; `shared`: one key for all of a case's samples.
+Idempotency = Literal["per_sample", "shared"]
+#: `concurrency`: half of each case's samples drawn one at a time, half under load (docs/design.md §16).
+Probe = Literal["concurrency"]
 
 
 @dataclass(frozen=True)

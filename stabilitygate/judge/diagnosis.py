@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from stabilitygate.conditions import Idempotency
 from stabilitygate.judge.wording import p_phrase
 from stabilitygate.remedies import ProbeResult, VariantResult
 from stabilitygate.results import CaseMeasurement, VerdictName
-from stabilitygate.suite.model import Idempotency, ParserKind
+from stabilitygate.suite.model import ParserKind
 
 #: The conditions' sentence that names a change of concurrency starts so (stabilitygate/conditions.py).
 CONCURRENCY_DIFFERS = "baseline drawn at concurrency"

@@ -17,13 +17,14 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
+from stabilitygate.conditions import Probe
 from stabilitygate.judge.case_test import case_test
 from stabilitygate.judge.discrete import holm
 from stabilitygate.judge.pool import Counted, Runs, pool_of
 from stabilitygate.measure.parsers import parse_answer
 from stabilitygate.remedies import ProbeResult
 from stabilitygate.samples import Sample
-from stabilitygate.suite.model import Probe, ResolvedCase
+from stabilitygate.suite.model import ResolvedCase
 
 
 def probe_results(

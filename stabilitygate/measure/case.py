@@ -172,7 +172,7 @@ def measure_case(
         diagnostics=replace(
             _diagnostics(case, ok, counts, parsed, answers, divergence),
             cluster_pairs=semantic.cluster_pairs if semantic is not None else None,
-            judge_error=semantic.judge_error if semantic is not None else None,
+            entailment_error=semantic.entailment_error if semantic is not None else None,
         ),
         request_seconds=sum(s.latency_ms or 0.0 for s in ordered) / 1000,
     )

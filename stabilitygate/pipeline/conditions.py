@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from urllib.parse import urlsplit
 
-from stabilitygate.conditions import Conditions, differences
+from stabilitygate.conditions import Conditions, Probe, differences
 from stabilitygate.judge.baseline import Baseline
 from stabilitygate.judge.diagnosis import concurrency_advice
 from stabilitygate.providers.openai import DROPPED_PARAMS
 from stabilitygate.report.model import CaseResult, ConditionsFacts
 from stabilitygate.samples import Sample
-from stabilitygate.suite.model import Probe, ProviderConfig, ResolvedCase
+from stabilitygate.suite.model import ProviderConfig, ResolvedCase
 from stabilitygate.typed_json import JSON
 
 #: What stands for the endpoint of a provider that runs in the gate's own process.

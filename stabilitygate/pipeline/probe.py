@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
+from stabilitygate.conditions import Probe
 from stabilitygate.judge.probe import half_of, probed_cases
 from stabilitygate.pipeline.stages import Draw, Staged
 from stabilitygate.report.model import SamplingFacts
 from stabilitygate.samples import Sample
-from stabilitygate.suite.model import Probe, ResolvedCase
+from stabilitygate.suite.model import ResolvedCase
 
 #: Draw these cases from `start` at this concurrency (None: the run's own).
 DrawAt = Callable[[Sequence[ResolvedCase], Mapping[str, int], bool, int | None], tuple[list[Sample], SamplingFacts]]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from stabilitygate.conditions import Conditions
+from stabilitygate.conditions import Conditions, Probe
 from stabilitygate.judge.baseline import Baseline
 from stabilitygate.judge.diagnosis import Evidence, diagnose, suggestion_from_remedies
 from stabilitygate.judge.probe import probe_results, probed_cases
@@ -19,7 +19,7 @@ from stabilitygate.pipeline.conditions import conditions_facts
 from stabilitygate.remedies import ProbeResult, VariantResult
 from stabilitygate.report.model import CaseResult, Report
 from stabilitygate.samples import Sample
-from stabilitygate.suite.model import Probe, ResolvedCase
+from stabilitygate.suite.model import ResolvedCase
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from pydantic import (
     model_validator,
 )
 
+from stabilitygate.conditions import Idempotency, Probe
 from stabilitygate.metrics import MAX_SAMPLES
 from stabilitygate.names import CASE_ID_PATTERN, MAX_CASE_ID_CHARS, MAX_SUITE_NAME_CHARS
 from stabilitygate.patterns import compile_pattern
@@ -37,10 +38,6 @@ DEFAULT_CLUSTER_COSINE = 0.95
 #: `min_parsed` when the suite sets none: below half, no answer can hold a majority, so the answer-change
 #: rule is blind and a parser that never matches would pass forever (docs/design.md §6, "Judging").
 DEFAULT_MIN_PARSED = 0.5
-#: `per_sample`: each sample its own idempotency key; `shared`: one key for all of a case's samples.
-Idempotency = Literal["per_sample", "shared"]
-#: `concurrency`: half of each case's samples drawn one at a time, half under load (docs/design.md §16).
-Probe = Literal["concurrency"]
 VariantName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=100)]
 
 

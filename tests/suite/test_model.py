@@ -10,7 +10,7 @@ from typing import Any, get_args
 import pytest
 
 from stabilitygate.cases import parse_suite
-from stabilitygate.pipeline.meanings import case_judge_key
+from stabilitygate.pipeline.meanings import case_entailment_key
 from stabilitygate.suite.model import PARSER_KINDS, AnswerSpec, ResolvedCase, ThresholdName, Thresholds
 
 Provider = dict[str, Any]
@@ -32,7 +32,7 @@ def judge_key_with(judge: Provider) -> str:
         "cases: [{id: a, prompt: hi}]\n"
     )
     (case,) = parse_suite(text, "s.yml").resolved_cases()
-    return case_judge_key(case)
+    return case_entailment_key(case)
 
 
 @pytest.mark.parametrize(
