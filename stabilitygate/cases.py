@@ -132,7 +132,7 @@ def _resolved(parsed: ParsedSuite, i: int) -> ResolvedCase:
         samples=case.samples or suite.sampling.samples,
         baseline_samples=case.baseline_samples or suite.sampling.baseline_samples,
         max_samples=case.max_samples or suite.sampling.max_samples,
-        judge=resolve_entailment_judge(parsed, i),
+        entailment_judge=resolve_entailment_judge(parsed, i),
         idempotency=idempotency,
     )
 

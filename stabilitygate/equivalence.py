@@ -59,8 +59,8 @@ def entailment_secret_env_names(cases: Iterable[ResolvedCase]) -> frozenset[str]
     """The variables whose values the judges may send or see: keys and header ${VAR}s."""
     names: set[str] = set()
     for case in cases:
-        if case.judge is not None:
-            names |= provider_class(case.judge.type).secret_env_names(case.judge)
+        if case.entailment_judge is not None:
+            names |= provider_class(case.entailment_judge.type).secret_env_names(case.entailment_judge)
     return frozenset(names)
 
 
@@ -83,9 +83,9 @@ def missing_entailment_keys(loaded: LoadedSuite, environ: Mapping[str, str]) -> 
     """Each judge's key variable that the environment lacks, at the judge block that names it."""
     missing = []
     for i, case in enumerate(loaded.cases):
-        if case.judge is None:
+        if case.entailment_judge is None:
             continue
-        name = provider_class(case.judge.type).key_env(case.judge)
+        name = provider_class(case.entailment_judge.type).key_env(case.entailment_judge)
         if name and not environ.get(name):
             own = loaded.suite.cases[i].equivalence is not None
             at: Path_ = ("cases", i, "equivalence", "judge") if own else ("equivalence", "judge")

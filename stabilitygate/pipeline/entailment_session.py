@@ -95,7 +95,7 @@ class EntailmentSession:
         self._gate = self._starting = None  # the next loop makes its own
 
     async def _request(self, case: ResolvedCase, pair: Pair) -> Sample | None:
-        judge = case.judge
+        judge = case.entailment_judge
         assert judge is not None
         question = _question_case(case, judge, entailment_prompt(question_of(case), *pair))
         provider = await self._provider(judge)

@@ -222,12 +222,12 @@ def measure_cases(
     measured = []
     for case in cases:
         lookup = meanings.lookup(case.id) if meanings is not None else None
-        if case.judge is not None and lookup is None:
+        if case.entailment_judge is not None and lookup is None:
             lookup = JudgmentLookup("", {})  # never judged: the case cannot be measured, never by cosine
         m = measure_case(
             case, by_case.get(case.id, []), embedder=embedder, samples_requested=requested[case.id], meaning=lookup
         )
-        if case.judge is not None:
+        if case.entailment_judge is not None:
             m = with_entailment_cost(m, meanings.costs.get(case.id) if meanings is not None else None)
         measured.append(with_pipeline_notes(m, case, sampling))
     return measured

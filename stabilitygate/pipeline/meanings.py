@@ -118,8 +118,8 @@ async def _closing(session: EntailmentSession, work: Awaitable[T]) -> T:
 
 
 def case_entailment_key(case: ResolvedCase) -> str:
-    assert case.judge is not None
-    return entailment_key(case.judge.identity(), [m.model_dump() for m in case.messages])
+    assert case.entailment_judge is not None
+    return entailment_key(case.entailment_judge.identity(), [m.model_dump() for m in case.messages])
 
 
 def drift_steps(modal_before: str | None, before: Sequence[str], now: Sequence[str]) -> Generator[Pair, bool, None]:
@@ -181,7 +181,7 @@ def entailment_meanings(
 ) -> Meanings:
     """The judgments every case with a judge needs, asked concurrently; failures stay in `failed`."""
     meanings = Meanings(session)
-    judged = [case for case in cases if case.judge is not None]
+    judged = [case for case in cases if case.entailment_judge is not None]
     by_case: dict[str, list[Sample]] = defaultdict(list)
     for sample in samples:
         by_case[sample.case].append(sample)
@@ -219,7 +219,7 @@ class JudgingSteps:
         self, cases: Sequence[ResolvedCase], samples: Iterable[Sample], baseline: Baseline | None = None
     ) -> Meanings | None:
         """The judgments these cases' samples need, asked before they are measured; None without judges."""
-        if not any(case.judge is not None for case in cases):
+        if not any(case.entailment_judge is not None for case in cases):
             return None
         meanings = entailment_meanings(cases, samples, self.session, baseline=baseline)
         log.info(
@@ -241,7 +241,7 @@ def judging_steps(
 ) -> JudgingSteps | None:
     """The run's judging steps, with its cache and its judgments file beside `samples_out`; None
     when no case has a judge."""
-    if not any(case.judge is not None for case in cases):
+    if not any(case.entailment_judge is not None for case in cases):
         return None
     record_to = judgments_path(samples_out) if samples_out is not None else None
     if record_to is not None:

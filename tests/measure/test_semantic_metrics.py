@@ -16,7 +16,7 @@ KEY = "judge-key"
 
 
 def judged_case(make_case: Callable[..., Any]) -> Any:
-    return make_case().model_copy(update={"judge": ProviderConfig(type="openai", model="judge")})
+    return make_case().model_copy(update={"entailment_judge": ProviderConfig(type="openai", model="judge")})
 
 
 def lookup(pairs: dict[tuple[str, str], str]) -> JudgmentLookup:
