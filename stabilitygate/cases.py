@@ -42,11 +42,6 @@ def load_suite(path: str | os.PathLike[str]) -> LoadedSuite:
     return resolve(parse_suite_file(read_suite_text(path), shown))
 
 
-def parse_suite(text: str, shown: str) -> LoadedSuite:
-    """The suite in `text` (from the file `shown`), every case resolved."""
-    return resolve(parse_suite_file(text, shown))
-
-
 def resolve(parsed: ParsedSuite) -> LoadedSuite:
     """Every case with the suite's defaults applied and its provider validated by its type's model."""
     cases = tuple(_resolve_case(parsed, i) for i in range(len(parsed.suite.cases)))

@@ -87,18 +87,6 @@ def _diagnostics(
     return replace(near_tie_diagnostics(tie, split), suggestion=advice)
 
 
-def embed_ahead(embedder: TextEmbedder, samples: Iterable[Sample]) -> int:
-    """Embed every distinct successful text of a run in one call, so the model sees full batches.
-
-    measure_case embeds one case's few distinct texts at a time; calling this first with all the run's
-    samples lets those calls find every vector in the embedder's memory. Returns the number of texts.
-    """
-    distinct = sorted({s.text for s in samples if s.text is not None})
-    if distinct:
-        embedder.embed(distinct)
-    return len(distinct)
-
-
 def measure_case(
     case: ResolvedCase,
     samples: Sequence[Sample],

@@ -196,9 +196,6 @@ class Report:
                 return case
         raise KeyError(case_id)
 
-    def with_exit_code(self, code: int) -> Report:
-        return replace(self, exit_code=code)
-
     def to_dict(self) -> dict[str, JSON]:
         """Exactly the report JSON (docs/design.md, "Files"), floats rounded."""
         data = to_json(self)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from stabilitygate.cases import parse_suite, secret_env_names
+from stabilitygate.cases import secret_env_names
 from stabilitygate.errors import BadInput
 from stabilitygate.pipeline.meanings import case_entailment_key
 from stabilitygate.providers.interface import Request
@@ -26,6 +26,7 @@ from stabilitygate.providers.registry import (
     provider_types,
 )
 from stabilitygate.secrets import collect_secrets
+from tests.support.suites import parse_suite
 
 ROOT = Path(__file__).resolve().parents[2]
 
