@@ -35,6 +35,8 @@ from stabilitygate.suite.model import DEFAULT_PROVIDER_TYPE, Message, ProviderCo
 from stabilitygate.suite.variants import idempotency_thresholds
 from stabilitygate.variant_cases import resolve_variants
 
+__all__ = ["check_environment", "environment_problems", "load_suite", "resolve", "secret_env_names"]
+
 
 def load_suite(path: str | os.PathLike[str]) -> LoadedSuite:
     """The suite at `path`, every case resolved; BadInput (one line, file and line) for any problem."""

@@ -36,8 +36,7 @@ PLUGIN = '''\
 from collections.abc import Mapping
 from typing import Literal
 
-from stabilitygate.providers.config import KeyedConfig
-from stabilitygate.providers.interface import Completion, Provider, Request
+from stabilitygate import Completion, KeyedConfig, Provider, Request  # the package's own names only
 
 
 class EchoConfig(KeyedConfig):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from stabilitygate.cases import LoadedSuite, resolve
-from stabilitygate.suite.load import parse_suite_file
+from stabilitygate.cases import resolve
+from stabilitygate.suite.load import LoadedSuite, parse_suite_file
 
 
 def parse_suite(text: str, shown: str) -> LoadedSuite:
