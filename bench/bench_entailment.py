@@ -9,7 +9,7 @@ counted), tokens, and the calls a warm judgment cache leaves (expect 0). The gre
 2(D - 1) questions when all texts mean the same and D(D - 1)/2 when none do (a pair whose first
 direction is not entailment is not asked the other way). About 10 s.
 
-    .venv/bin/python bench/bench_judge.py
+    .venv/bin/python bench/bench_entailment.py
 """
 
 from __future__ import annotations
