@@ -24,12 +24,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from stabilitygate.cases import parse_suite
+from stabilitygate.cases import resolve
 from stabilitygate.errors import BadInput
 from stabilitygate.measure.parsers import parse_answer
 from stabilitygate.patterns import search
 from stabilitygate.redaction import lattice_spells
 from stabilitygate.secrets import Secrets
+from stabilitygate.suite.load import parse_suite_file
 from stabilitygate.suite.model import AnswerSpec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,7 +90,8 @@ def report_of_huge_completions() -> tuple[float, int]:
 def main() -> None:
     rng = random.Random(25)
     bomb = alias_bomb()
-    print(f"YAML alias bomb ({len(bomb)} bytes) refused: {best(refused(lambda: parse_suite(bomb, 'bomb.yml'))):.4f} s")
+    seconds = best(refused(lambda: resolve(parse_suite_file(bomb, "bomb.yml"))))
+    print(f"YAML alias bomb ({len(bomb)} bytes) refused: {seconds:.4f} s")
 
     arrays = ("[" + "1," * 500) * (8 * MIB // 1001)
     spec = AnswerSpec.model_validate({"json": ""})

@@ -39,7 +39,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from stabilitygate.judge.baseline import Baseline, baseline_from_run
-from stabilitygate.judge.power import power_over_baselines
+from stabilitygate.judge.exact import binomial_pmf
+from stabilitygate.judge.power import power
 from stabilitygate.judge.stages import StageDesign
 from stabilitygate.judge.verdicts import judge_cases
 from stabilitygate.pipeline.evaluate import measure_cases, stage_checks
@@ -52,6 +53,17 @@ from stabilitygate.suite.model import AnswerSpec, Message, ProviderConfig, Regre
 CASES = 10
 LABELS = ("A", "B", "C", "D")
 REGRESSION = Regression()
+
+
+def power_over_baselines(
+    n_base: int, design: StageDesign, rate_base: float, rate_now: float, level: float, min_drop: float
+) -> float:
+    """The power over both runs' draws: the baseline at rate_base, the pull request at rate_now (a
+    figure of this bench's table; the gate itself only knows the recorded baseline)."""
+    weights = binomial_pmf(n_base, rate_base)
+    return float(
+        sum(w * power(k, n_base, design, rate_now, level, min_drop) for k, w in enumerate(weights) if w > 1e-12)
+    )
 
 
 @dataclass(frozen=True)

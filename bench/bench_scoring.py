@@ -27,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from stabilitygate.measure.case import embed_ahead, measure_case
+from stabilitygate.measure.case import measure_case
 from stabilitygate.samples import Sample
 from stabilitygate.suite.model import AnswerSpec, Message, ProviderConfig, ResolvedCase, Thresholds
 
@@ -143,7 +143,7 @@ def score(
 ) -> float:
     started = time.perf_counter()
     if ahead and embedder is not None:
-        embed_ahead(embedder, (s for group in by_case.values() for s in group))
+        embedder.embed(sorted({s.text for group in by_case.values() for s in group if s.text is not None}))
     for case in cases:
         measure_case(case, by_case[case.id], embedder=embedder)
     return time.perf_counter() - started
@@ -192,7 +192,7 @@ def bench_with_embeddings(workdir: Path, n_cases: int, samples: int, *, ahead: b
     in_model = embedder.seconds_in_model - model_before
     total = n_cases * samples
     distinct = len({s.text for group in by_case.values() for s in group})
-    how = "all distinct texts embedded ahead (embed_ahead)" if ahead else "embedded case by case"
+    how = "all distinct texts embedded ahead in one call" if ahead else "embedded case by case"
     print(f"\n{total:,} samples with embeddings ({n_cases:,} cases x {samples}, {distinct:,} distinct texts, {how}):")
     print(f"  model load (once, not in the figures below): {load_s:.1f} s")
     print(f"  texts run through the model: {embedder.texts_embedded - 1:,} ({in_model:.1f} s in forward passes)")
@@ -212,7 +212,7 @@ def main() -> None:
     parser.add_argument("--no-semantic", action="store_true", help="skip the part that loads the model")
     parser.add_argument("--torch-threads", type=int, help="torch intra-op threads (default: torch's choice)")
     parser.add_argument(
-        "--per-case", action="store_true", help="let measure_case embed each case's texts (no embed_ahead)"
+        "--per-case", action="store_true", help="let measure_case embed each case's texts (none embedded ahead)"
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-scoring-") as tmp:

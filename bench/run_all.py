@@ -24,7 +24,7 @@ BENCHES = [
     ("embedded local model", "bench_local.py", []),
     ("container image: size, pull size, start to first request", "bench_image.py", []),
     ("--changed-only: requests and time saved, one case of 20 changed", "bench_changed_only.py", []),
-    ("entailment judge: calls per case with 2, 5 and 20 distinct completions", "bench_judge.py", []),
+    ("entailment judge: calls per case with 2, 5 and 20 distinct completions", "bench_entailment.py", []),
     ("huge input files refused from their size", "bench_bounded_reads.py", []),
     ("hostile inputs of issue 25 at their own sizes", "bench_hostile.py", []),
     ("reading and writing a report of 2,000 cases, typed, next to jsonschema", "bench_report_read.py", []),

@@ -73,30 +73,30 @@ class Compared:
     # reports before it name the older drop tests.
     test: Literal["permutation", "boschloo", "fisher"] | None = None
     p_value: Share | None = None  # the rule's own p-value
-    p_holm: Share | None = None  # after the run's correction (the name is older than the correction)
+    p_adjusted: Share | None = None  # after the run's min-p step-down (docs/design.md §6)
     drop: Signed | None = None
     dropped: Flag = False
-    holm_family: Count | None = None  # how many cases were tested in the run's family
+    family_size: Count | None = None  # how many cases were tested in the run's family
     # The modal answer (or completion) and its guard.
     kind: Literal["answer", "completion"] = "answer"
     modal: ModalShown | None = None
     baseline_modal: ModalShown | None = None
     answer_changed: Flag = False
     answer_p_value: Share | None = None
-    answer_p_holm: Share | None = None
+    answer_p_adjusted: Share | None = None
     # The modal completion's meaning and its guard.
     modal_cosine: Signed | None = None
     drift_checked: Flag = False
     semantic_drift: Flag = False
     meaning_p_value: Share | None = None
-    meaning_p_holm: Share | None = None
+    meaning_p_adjusted: Share | None = None
     # The share of samples whose answer parsed (cases with a parser), and its drop.
     parsed_k: SampleCount | None = omitted_when_default()
     parsed_n: SampleCount | None = omitted_when_default()
     baseline_parsed_k: SampleCount | None = omitted_when_default()
     baseline_parsed_n: SampleCount | None = omitted_when_default()
     parsed_p_value: Share | None = omitted_when_default()
-    parsed_p_holm: Share | None = omitted_when_default()
+    parsed_p_adjusted: Share | None = omitted_when_default()
     parsed_dropped: Flag = omitted_when_default(False)
     # The backends.
     fingerprints: tuple[str, ...] = ()

@@ -13,7 +13,12 @@ from collections.abc import Iterable, Mapping
 
 from pydantic import BaseModel, ValidationError
 
-from stabilitygate.equivalence import MissingKey, judge_secret_env_names, missing_judge_keys, resolve_judge
+from stabilitygate.equivalence import (
+    MissingKey,
+    entailment_secret_env_names,
+    missing_entailment_keys,
+    resolve_entailment_judge,
+)
 from stabilitygate.errors import BadInput
 from stabilitygate.providers.interface import Request
 from stabilitygate.providers.registry import provider_class
@@ -30,16 +35,13 @@ from stabilitygate.suite.model import DEFAULT_PROVIDER_TYPE, Message, ProviderCo
 from stabilitygate.suite.variants import idempotency_thresholds
 from stabilitygate.variant_cases import resolve_variants
 
+__all__ = ["check_environment", "environment_problems", "load_suite", "resolve", "secret_env_names"]
+
 
 def load_suite(path: str | os.PathLike[str]) -> LoadedSuite:
     """The suite at `path`, every case resolved; BadInput (one line, file and line) for any problem."""
     shown = str(path)
     return resolve(parse_suite_file(read_suite_text(path), shown))
-
-
-def parse_suite(text: str, shown: str) -> LoadedSuite:
-    """The suite in `text` (from the file `shown`), every case resolved."""
-    return resolve(parse_suite_file(text, shown))
 
 
 def resolve(parsed: ParsedSuite) -> LoadedSuite:
@@ -53,7 +55,7 @@ def secret_env_names(cases: Iterable[ResolvedCase]) -> frozenset[str]:
     names: set[str] = set()
     for case in cases:
         names |= provider_class(case.provider.type).secret_env_names(case.provider)
-        names |= judge_secret_env_names((case,))
+        names |= entailment_secret_env_names((case,))
     return frozenset(names)
 
 
@@ -69,7 +71,7 @@ def environment_problems(loaded: LoadedSuite, environ: Mapping[str, str] | None 
     line that names it, in order (`validate` warns of each; `run` stops at the first)."""
     env = os.environ if environ is None else environ
     problems, said = [], set()
-    for missing in [*_missing_provider_keys(loaded, env), *missing_judge_keys(loaded, env)]:
+    for missing in [*_missing_provider_keys(loaded, env), *missing_entailment_keys(loaded, env)]:
         if (missing.name, missing.line) not in said:  # one line for the cases that share a provider
             said.add((missing.name, missing.line))
             problems.append(missing.problem(loaded.path))
@@ -127,7 +129,7 @@ def _resolved(parsed: ParsedSuite, i: int) -> ResolvedCase:
         samples=case.samples or suite.sampling.samples,
         baseline_samples=case.baseline_samples or suite.sampling.baseline_samples,
         max_samples=case.max_samples or suite.sampling.max_samples,
-        judge=resolve_judge(parsed, i),
+        entailment_judge=resolve_entailment_judge(parsed, i),
         idempotency=idempotency,
     )
 

@@ -18,7 +18,7 @@ from stabilitygate.suite.load import LoadedSuite, ParsedSuite, Path_, dotted, to
 from stabilitygate.suite.model import DEFAULT_PROVIDER_TYPE, ProviderConfig, ResolvedCase
 
 
-def judge_block(parsed: ParsedSuite, i: int) -> tuple[Mapping[str, object], Path_] | None:
+def entailment_block(parsed: ParsedSuite, i: int) -> tuple[Mapping[str, object], Path_] | None:
     """Case i's judge mapping and where the file wrote it; None without `equivalence`."""
     own = parsed.suite.cases[i].equivalence
     if own is not None:
@@ -28,9 +28,9 @@ def judge_block(parsed: ParsedSuite, i: int) -> tuple[Mapping[str, object], Path
     return None
 
 
-def resolve_judge(parsed: ParsedSuite, i: int) -> ProviderConfig | None:
+def resolve_entailment_judge(parsed: ParsedSuite, i: int) -> ProviderConfig | None:
     """Case i's judge, validated by the config model of its type; BadInput at the offending line."""
-    block = judge_block(parsed, i)
+    block = entailment_block(parsed, i)
     if block is None:
         return None
     mapping, at = block
@@ -54,12 +54,12 @@ def resolve_judge(parsed: ParsedSuite, i: int) -> ProviderConfig | None:
     return cls.typed_config(config)
 
 
-def judge_secret_env_names(cases: Iterable[ResolvedCase]) -> frozenset[str]:
+def entailment_secret_env_names(cases: Iterable[ResolvedCase]) -> frozenset[str]:
     """The variables whose values the judges may send or see: keys and header ${VAR}s."""
     names: set[str] = set()
     for case in cases:
-        if case.judge is not None:
-            names |= provider_class(case.judge.type).secret_env_names(case.judge)
+        if case.entailment_judge is not None:
+            names |= provider_class(case.entailment_judge.type).secret_env_names(case.entailment_judge)
     return frozenset(names)
 
 
@@ -78,13 +78,13 @@ class MissingKey:
         )
 
 
-def missing_judge_keys(loaded: LoadedSuite, environ: Mapping[str, str]) -> list[MissingKey]:
+def missing_entailment_keys(loaded: LoadedSuite, environ: Mapping[str, str]) -> list[MissingKey]:
     """Each judge's key variable that the environment lacks, at the judge block that names it."""
     missing = []
     for i, case in enumerate(loaded.cases):
-        if case.judge is None:
+        if case.entailment_judge is None:
             continue
-        name = provider_class(case.judge.type).key_env(case.judge)
+        name = provider_class(case.entailment_judge.type).key_env(case.entailment_judge)
         if name and not environ.get(name):
             own = loaded.suite.cases[i].equivalence is not None
             at: Path_ = ("cases", i, "equivalence", "judge") if own else ("equivalence", "judge")

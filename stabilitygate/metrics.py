@@ -75,9 +75,9 @@ class Metrics:
     cluster_cosine_min_within: Signed | None = omitted_when_default()
     cluster_cosine_max_across: Signed | None = omitted_when_default()
     # Only cases with an entailment judge (`equivalence: {judge: ...}`): what their meanings cost.
-    judge_calls: Count | None = omitted_when_default()
-    judge_prompt_tokens: Count | None = omitted_when_default()
-    judge_completion_tokens: Count | None = omitted_when_default()
+    entailment_calls: Count | None = omitted_when_default()
+    entailment_prompt_tokens: Count | None = omitted_when_default()
+    entailment_completion_tokens: Count | None = omitted_when_default()
 
     def joined(self, *parts: Metrics) -> Metrics:
         """These numbers with those the partial `parts` set (each measuring step sets only its own

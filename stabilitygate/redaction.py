@@ -18,7 +18,8 @@ import json
 import re
 import urllib.parse
 from collections.abc import Iterable, Sequence
-from typing import TypeAlias
+
+from stabilitygate.trie_pattern import trie_pattern
 
 REDACTED = "***"
 # The base64 of a value this short is a few letters that occur in any text.
@@ -96,39 +97,7 @@ def pattern_for(values: frozenset[str]) -> re.Pattern[str] | None:
     forms = {form for secret in values for form in spelled_forms(secret)}
     if not forms:
         return None
-    return re.compile(_trie_pattern(sorted(forms)))
-
-
-#: A trie of characters: each key one character ("" marks a form that ends there).
-Trie: TypeAlias = dict[str, "Trie"]
-
-
-def _trie_pattern(forms: Sequence[str]) -> str:
-    """One regex matching exactly `forms`, as a trie: at each position the engine follows one branch
-    per next character instead of trying every form (hundreds, for a runner's secrets), and, the
-    longer branch tried first, a form that contains another is replaced whole."""
-    root: Trie = {}
-    for form in forms:
-        node = root
-        for ch in form:
-            node = node.setdefault(ch, {})
-        node[""] = {}
-    return _node_pattern(root)
-
-
-def _node_pattern(node: Trie) -> str:
-    ends = "" in node
-    branches = []
-    for ch in sorted(k for k in node if k):
-        child, run = node[ch], ch
-        while len(child) == 1 and "" not in child:  # a chain of single children: one literal
-            (nxt,) = child
-            run, child = run + nxt, child[nxt]
-        branches.append(re.escape(run) + _node_pattern(child))
-    if not branches:
-        return ""
-    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-    return f"(?:{body})?" if ends else body
+    return re.compile(trie_pattern(sorted(forms)))
 
 
 def redact_with(pattern: re.Pattern[str] | None, text: str) -> str:

@@ -102,8 +102,8 @@ class Diagnostics:
     divergence_at_min_margin: Flag | None = omitted_when_default()
     suggestion: str | None = omitted_when_default()  # what to change in the prompt or the setup
     cluster_pairs: ClusterPairs | None = omitted_when_default()
-    judge_error: str | None = omitted_when_default()  # the entailment judge could not answer
-    judge_unreadable: tuple[UnreadableReply, ...] = omitted_when_default(())
+    entailment_error: str | None = omitted_when_default()  # the entailment judge could not answer
+    entailment_unreadable: tuple[UnreadableReply, ...] = omitted_when_default(())
     # Where the completions part ways (`divergence_token`), in the modal completion's logprobs: the
     # provider's token there, the runner-up it beat and the margin (docs/design.md §16, "Diagnosis").
     split_position: Count | None = omitted_when_default()

@@ -59,8 +59,8 @@ Integer = Annotated[int, Field(strict=True)]
 Flag = Annotated[bool, Field(strict=True)]
 
 #: The version of the gate's JSON files (the report and the baseline), and the one this reader knows
-#: (strict: `true` is not 1).
-SCHEMA_VERSION: Final = 1
+#: (strict: `true` is not 2); `older_versions` maps a version-1 file's renamed keys onto it.
+SCHEMA_VERSION: Final = 2
 SchemaVersion = Annotated[int, Field(ge=SCHEMA_VERSION, le=SCHEMA_VERSION, strict=True)]
 
 _OMIT = "stabilitygate.omit_when_default"

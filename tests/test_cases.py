@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from stabilitygate.cases import check_environment, load_suite, parse_suite, secret_env_names
+from stabilitygate.cases import check_environment, load_suite, secret_env_names
 from stabilitygate.errors import BadInput
 from stabilitygate.suite.load import LoadedSuite, parse_suite_file
 from tests.suite.test_load import GOOD, write
+from tests.support.suites import parse_suite
 
 
 def test_the_suite_package_alone_leaves_providers_unresolved() -> None:

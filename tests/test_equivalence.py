@@ -38,18 +38,18 @@ def write(tmp_path: Path, text: str) -> Path:
 
 def test_each_case_gets_the_suite_judge_or_its_own(tmp_path: Path) -> None:
     suite_judge, own_judge = load_suite(write(tmp_path, SUITE)).resolved_cases()
-    assert suite_judge.judge is not None and own_judge.judge is not None
-    assert (suite_judge.judge.type, suite_judge.judge.model) == ("openai", "judge-model")
-    assert suite_judge.judge.params == {"temperature": 0}
-    assert (own_judge.judge.type, own_judge.judge.model) == ("anthropic", "claude-judge")
-    assert own_judge.judge.base_url == "https://api.anthropic.com"  # the type's defaults filled in
+    assert suite_judge.entailment_judge is not None and own_judge.entailment_judge is not None
+    assert (suite_judge.entailment_judge.type, suite_judge.entailment_judge.model) == ("openai", "judge-model")
+    assert suite_judge.entailment_judge.params == {"temperature": 0}
+    assert (own_judge.entailment_judge.type, own_judge.entailment_judge.model) == ("anthropic", "claude-judge")
+    assert own_judge.entailment_judge.base_url == "https://api.anthropic.com"  # the type's defaults filled in
 
 
 def test_without_equivalence_no_case_has_a_judge_and_the_hash_is_unchanged(tmp_path: Path) -> None:
     plain = SUITE.split("equivalence:")[0] + "cases:\n  - id: suite_judge\n    prompt: Q1?\n"
     (without,) = load_suite(write(tmp_path, plain)).resolved_cases()
     with_judge = load_suite(write(tmp_path, SUITE)).resolved_cases()[0]
-    assert without.judge is None
+    assert without.entailment_judge is None
     # The judge reads the answers; it does not change the question put to the model.
     assert with_judge.definition_hash == without.definition_hash
 

@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, str], ...] = (
     (
         "foundation",
         "version errors plain typed_json names patterns jsonpointer bounded atomic jsonfile redaction secrets "
-        "failures log",
+        "failures log older_versions trie_pattern",
     ),
     ("typed results", "metrics against_baseline results conditions remedies samples"),
     ("suite", "suite"),

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from stabilitygate.cases import parse_suite, secret_env_names
+from stabilitygate.cases import secret_env_names
 from stabilitygate.secrets import PUBLIC_INPUTS, Secrets, collect_secrets, redact
 from tests.support.app_server import more_key_spellings as redaction_spellings
+from tests.support.suites import parse_suite
 
 SECRET = "sk-test/Secret+Key=123?&"
 

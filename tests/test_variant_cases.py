@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from stabilitygate.cases import load_suite, parse_suite
+from stabilitygate.cases import load_suite
 from stabilitygate.cli import main
 from stabilitygate.errors import BadInput
+from tests.support.suites import parse_suite
 
 SUITE = """\
 version: 1

@@ -20,6 +20,7 @@ from stabilitygate.errors import BadInput
 from stabilitygate.jsonfile import read_json_file
 from stabilitygate.judge.agreement import primary_agreement
 from stabilitygate.metrics import Agreement, Metrics, SampleCount
+from stabilitygate.older_versions import baseline_as_current
 from stabilitygate.results import AnswerCount, CaseMeasurement, CaseVerdict, CompletionCount, FingerprintCount
 from stabilitygate.suite.model import ResolvedCase
 from stabilitygate.typed_json import (
@@ -192,7 +193,7 @@ def read_baseline(path: str | os.PathLike[str]) -> Baseline | None:
         )
     except FileNotFoundError:
         return None
-    return from_json(Baseline, data, what="a baseline file", source=str(path))
+    return from_json(Baseline, baseline_as_current(data), what="a baseline file", source=str(path))
 
 
 def baseline_schema() -> dict[str, JSON]:

@@ -33,9 +33,6 @@ STATISTIC_OF: dict[Rule, Statistic] = {"drop": "drop", "answer": "guard", "meani
 REFINE_BELOW = 50 / DRAWS
 _RELATIVE = 1e-12  # p-values this close are one value: sums of the same weights in another order
 
-#: P(a run holding this split reaches the case's last stage), by the baseline's modal count in either run.
-Survival = Callable[[Ints, Ints], Floats]
-
 
 @dataclass(frozen=True)
 class RuleP:
@@ -57,6 +54,10 @@ class CaseTest:
     def untestable(cls, rules: Sequence[Rule]) -> CaseTest:
         """Nothing can differ (one answer pooled, an empty run): p = 1 whatever the split."""
         return cls(1.0, (1.0,), {rule: RuleP(1.0, 1.0) for rule in rules})
+
+
+#: P(a run holding this split reaches the case's last stage), by the baseline's modal count in either run.
+Survival = Callable[[Ints, Ints], Floats]
 
 
 def case_test(pool: Pool, rules: Sequence[Rule], survival: Survival | None = None) -> CaseTest:

@@ -126,8 +126,3 @@ def _classes(
         singles=(singles_b, singles_c),
         failures=failures,
     )
-
-
-def modal_count(counts: Sequence[int], singles: int) -> int:
-    """A run's modal count: its largest answer, or 1 when it only has answers given once."""
-    return max(max(counts, default=0), min(singles, 1))

@@ -149,13 +149,3 @@ def samples_for_power(
         middle = (low + high) // 2
         low, high = (low, middle) if enough(middle) else (middle, high)
     return high
-
-
-def power_over_baselines(
-    n_base: int, design: StageDesign, rate_base: float, rate_now: float, level: float, min_drop: float
-) -> float:
-    """The power over both runs' draws: the baseline at rate_base, the pull request at rate_now."""
-    weights = binomial_pmf(n_base, rate_base)
-    return float(
-        sum(w * power(k, n_base, design, rate_now, level, min_drop) for k, w in enumerate(weights) if w > 1e-12)
-    )

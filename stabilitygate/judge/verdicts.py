@@ -111,8 +111,8 @@ def _plan(
         return _Unmeasured(case, None, baseline_hash, NOT_MEASURED)
     primary = primary_agreement(case, m)
     error = measurement_error(case, m)
-    if error is None and m.diagnostics.judge_error is not None:  # a missing judgment: not measured
-        error = f"could not measure the meanings: {m.diagnostics.judge_error}"
+    if error is None and m.diagnostics.entailment_error is not None:  # a missing judgment: not measured
+        error = f"could not measure the meanings: {m.diagnostics.entailment_error}"
     if error is not None:
         return _Unmeasured(case, primary, baseline_hash, error)
     status = _baseline_status(case, baseline)

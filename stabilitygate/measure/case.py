@@ -87,18 +87,6 @@ def _diagnostics(
     return replace(near_tie_diagnostics(tie, split), suggestion=advice)
 
 
-def embed_ahead(embedder: TextEmbedder, samples: Iterable[Sample]) -> int:
-    """Embed every distinct successful text of a run in one call, so the model sees full batches.
-
-    measure_case embeds one case's few distinct texts at a time; calling this first with all the run's
-    samples lets those calls find every vector in the embedder's memory. Returns the number of texts.
-    """
-    distinct = sorted({s.text for s in samples if s.text is not None})
-    if distinct:
-        embedder.embed(distinct)
-    return len(distinct)
-
-
 def measure_case(
     case: ResolvedCase,
     samples: Sequence[Sample],
@@ -172,7 +160,7 @@ def measure_case(
         diagnostics=replace(
             _diagnostics(case, ok, counts, parsed, answers, divergence),
             cluster_pairs=semantic.cluster_pairs if semantic is not None else None,
-            judge_error=semantic.judge_error if semantic is not None else None,
+            entailment_error=semantic.entailment_error if semantic is not None else None,
         ),
         request_seconds=sum(s.latency_ms or 0.0 for s in ordered) / 1000,
     )

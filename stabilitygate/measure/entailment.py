@@ -100,7 +100,7 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def judge_key(judge: Mapping[str, object], question: Sequence[Mapping[str, str]]) -> str:
+def entailment_key(judge: Mapping[str, object], question: Sequence[Mapping[str, str]]) -> str:
     """What a judgment depends on besides the two texts: the judge's definition, the prompt, the question.
 
     `judge` is the judge's provider config without its address (a judgment recorded against localhost
@@ -119,7 +119,7 @@ TextHash = Annotated[str, Field(min_length=64, max_length=64)]
 class PairKey:
     """One ordered pair under one judge: the key of the cache and of the recorded judgments."""
 
-    judge: Annotated[str, Field(min_length=1)]  # judge_key: the judge, the prompt, the question
+    judge: Annotated[str, Field(min_length=1)]  # entailment_key: the judge, the prompt, the question
     premise: TextHash
     hypothesis: TextHash
 

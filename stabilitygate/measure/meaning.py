@@ -1,9 +1,10 @@
-"""Semantic clusters by a judge of meaning: bidirectional entailment (docs/design.md §5).
+"""Semantic clusters by the entailment judge: bidirectional entailment (docs/design.md §5).
 
 The clustering is written once, as a generator that yields the ordered pairs (premise, hypothesis)
 it needs judged and is sent whether the premise entails the hypothesis. The pipeline drives it with
-a model (`pipeline/equivalence.py`); `measure_case` drives it with the judgments already made, so
-`score` rebuilds a run's clusters without asking the judge again.
+the entailment judge (`pipeline/meanings.py`, asking through `pipeline/entailment_session.py`);
+`measure_case` drives it with the judgments already made, so `score` rebuilds a run's clusters
+without asking the judge again.
 """
 
 from __future__ import annotations

@@ -91,15 +91,6 @@ def cluster_labels(vectors: np.ndarray, counts: Sequence[int], threshold: float)
     return labels
 
 
-def cluster_sizes(vectors: np.ndarray, counts: Sequence[int], threshold: float) -> list[int]:
-    """The samples in each cluster of `cluster_labels`, in the order the clusters open."""
-    labels = cluster_labels(vectors, counts, threshold)
-    sizes = [0] * (max(labels) + 1 if labels else 0)
-    for label, n in zip(labels, counts, strict=True):
-        sizes[label] += int(n)
-    return sizes
-
-
 @dataclass(frozen=True)
 class CosinePair:
     """Two distinct texts (their indices) and the cosine between them."""

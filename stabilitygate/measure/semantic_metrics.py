@@ -33,7 +33,7 @@ class SemanticResult:
     metrics: Metrics  # the semantic numbers only: cosines, clusters, where the cosine bar cut
     notes: list[str] = field(default_factory=list)
     cluster_pairs: ClusterPairs | None = None  # where the cosine bar cut
-    judge_error: str | None = None  # why the entailment judge could not answer
+    entailment_error: str | None = None  # why the entailment judge could not answer
 
 
 def semantic_metrics(
@@ -48,7 +48,7 @@ def semantic_metrics(
     metrics = Metrics()
     notes: list[str] = []
     pairs: ClusterPairs | None = None
-    judge_error: str | None = None
+    entailment_error: str | None = None
     sizes: list[int] | None = None
     if embedder is not None:
         vectors = embedder.embed(distinct)
@@ -70,7 +70,7 @@ def semantic_metrics(
         try:
             sizes = sizes_of(cluster_by_judgments(counts, meaning), counts)
         except MissingJudgment as missing:
-            judge_error = f"the entailment judge could not answer: {missing}"
+            entailment_error = f"the entailment judge could not answer: {missing}"
     if sizes is not None:
         clusters = Metrics(
             semantic_clusters=len(sizes),
@@ -78,7 +78,7 @@ def semantic_metrics(
             semantic_entropy=round_float(semantic_entropy(sizes)),
         )
         metrics = metrics.joined(clusters)
-    return SemanticResult(metrics, notes, pairs, judge_error)
+    return SemanticResult(metrics, notes, pairs, entailment_error)
 
 
 def _sizes(labels: list[int], weights: list[int]) -> list[int]:

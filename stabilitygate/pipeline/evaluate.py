@@ -41,7 +41,7 @@ from stabilitygate.measure.meaning import JudgmentLookup
 from stabilitygate.measure.summary import suite_summary
 from stabilitygate.pipeline.changed import baseline_measurement, unchanged_result
 from stabilitygate.pipeline.cut_short import cut_short_reasons, with_cut_short
-from stabilitygate.pipeline.judge_results import judge_facts, with_judge_cost, with_judge_errors
+from stabilitygate.pipeline.entailment_results import entailment_facts, with_entailment_cost, with_entailment_errors
 from stabilitygate.pipeline.meanings import JudgingSteps, Meanings
 from stabilitygate.pipeline.options import default_baseline_path
 from stabilitygate.pipeline.remedies import RemedyInputs, with_remedies
@@ -131,7 +131,7 @@ def evaluate(
         same_meaning_by_case=meanings.same_meaning_by_case() if meanings is not None else None,
         paths=paths,
     )
-    verdicts = with_judge_errors(verdicts, meanings.failed if meanings is not None else {})
+    verdicts = with_entailment_errors(verdicts, meanings.failed if meanings is not None else {})
     if sampling is not None and sampling.fatal_error is not None:
         stops = cut_short_reasons(requested, samples, sampling.fatal_error, sampling.early_stopped)
         verdicts = with_cut_short(verdicts, stops)
@@ -155,7 +155,7 @@ def evaluate(
         fail_on=judging.fail_on,
         sampling=sampling,
         changed_only=changed_only,
-        judge=judge_facts(meanings, measurements),
+        entailment=entailment_facts(meanings, measurements),
     )
     report = build_report(
         SuiteRef(loaded.path, loaded.suite.name),
@@ -222,13 +222,13 @@ def measure_cases(
     measured = []
     for case in cases:
         lookup = meanings.lookup(case.id) if meanings is not None else None
-        if case.judge is not None and lookup is None:
+        if case.entailment_judge is not None and lookup is None:
             lookup = JudgmentLookup("", {})  # never judged: the case cannot be measured, never by cosine
         m = measure_case(
             case, by_case.get(case.id, []), embedder=embedder, samples_requested=requested[case.id], meaning=lookup
         )
-        if case.judge is not None:
-            m = with_judge_cost(m, meanings.costs.get(case.id) if meanings is not None else None)
+        if case.entailment_judge is not None:
+            m = with_entailment_cost(m, meanings.costs.get(case.id) if meanings is not None else None)
         measured.append(with_pipeline_notes(m, case, sampling))
     return measured
 
@@ -346,7 +346,7 @@ def stage_checks(baseline: Baseline | None, embedder: Embedder | None, judging: 
         chosen = set()
         for case, m in zip(cases, measured, strict=True):
             entry = baseline.entry_for(case) if baseline is not None else None
-            if entry is None or (meanings is not None and case.id in meanings.failed) or m.diagnostics.judge_error:
+            if entry is None or (meanings is not None and case.id in meanings.failed) or m.diagnostics.entailment_error:
                 continue  # nothing to compare, or its meanings cannot be measured: it draws no more
             design, check = designs[case.id], held[case.id]
             if draws_more(case, m, entry, design, check, similarity=similarity, same_meaning=same.get(case.id)):

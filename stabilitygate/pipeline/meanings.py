@@ -1,13 +1,13 @@
 """The entailment judges' part of a run: one step before each stage is measured (docs/design.md §5).
 
-Each judged case drives the clustering of `measure/meaning.py` with its judge (`judge_session.py`
+Each judged case drives the clustering of `measure/meaning.py` with its judge (`entailment_session.py`
 gets each judgment: recorded, cached or asked), the cases concurrently. When the baseline has the
 case, the pairs the case's test and the meaning-drift rule need are asked as well (`drift_steps`: the
 baseline's top completions and the current ones grouped as `judge/pool.py` groups them). The step
 returns `Meanings`, whose judgments are a read-only table: measuring and judging only look pairs up,
 and a pair missing from it makes the case an error, never a question asked from inside measuring.
 A run with checks (pipeline/stages.py) takes the step before each check, on the samples so far, with
-one `JudgeSession`, so no pair is asked twice.
+one `EntailmentSession`, so no pair is asked twice.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from typing import TypeVar
 from stabilitygate.judge.baseline import Baseline, BaselineCase
 from stabilitygate.measure.agreement import ranked
 from stabilitygate.measure.case import distinct_texts
-from stabilitygate.measure.entailment import Judgment, PairKey, judge_key
+from stabilitygate.measure.entailment import Judgment, PairKey, entailment_key
 from stabilitygate.measure.judgment_cache import JudgmentCache
 from stabilitygate.measure.meaning import JudgmentLookup, Pair, cluster_steps, drive, same_meaning_steps
-from stabilitygate.pipeline.judge_session import JudgeFailed, JudgeSession
+from stabilitygate.pipeline.entailment_session import EntailmentFailed, EntailmentSession
 from stabilitygate.samples import Sample
 from stabilitygate.sampling.judgments_file import judgments_path, read_judgments, start_judgments_file
 from stabilitygate.suite.model import ResolvedCase, Sampling
@@ -38,7 +38,7 @@ SameMeaning = Callable[[str, str], bool]
 
 
 @dataclass(frozen=True)
-class JudgeCost:
+class EntailmentCost:
     """What one case's meanings rest on: judgments (= requests a run with an empty cache makes) and tokens."""
 
     calls: int
@@ -47,7 +47,7 @@ class JudgeCost:
     unreadable: tuple[tuple[str, int], ...] = ()  # replies that named no label, and how often
 
     @classmethod
-    def of(cls, used: Iterable[Judgment]) -> JudgeCost:
+    def of(cls, used: Iterable[Judgment]) -> EntailmentCost:
         judgments = list(used)
         replies: dict[str, int] = defaultdict(int)
         for judgment in judgments:
@@ -66,10 +66,10 @@ class Meanings:
     """The judged cases of a run: their judge keys, what each case's numbers used, which failed, and
     the judgments themselves, a read-only table once the step is over."""
 
-    session: JudgeSession
+    session: EntailmentSession
     cases: dict[str, ResolvedCase] = field(default_factory=dict)
     keys: dict[str, str] = field(default_factory=dict)  # case id -> judge key
-    costs: dict[str, JudgeCost] = field(default_factory=dict)
+    costs: dict[str, EntailmentCost] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)  # case id -> why its meanings cannot be measured
     used: set[PairKey] = field(default_factory=set)
     judgments: Mapping[PairKey, Judgment] = field(default_factory=lambda: MappingProxyType({}))
@@ -110,16 +110,16 @@ class Meanings:
         return self
 
 
-async def _closing(session: JudgeSession, work: Awaitable[T]) -> T:
+async def _closing(session: EntailmentSession, work: Awaitable[T]) -> T:
     try:
         return await work
     finally:
         await session.close()
 
 
-def case_judge_key(case: ResolvedCase) -> str:
-    assert case.judge is not None
-    return judge_key(case.judge.identity(), [m.model_dump() for m in case.messages])
+def case_entailment_key(case: ResolvedCase) -> str:
+    assert case.entailment_judge is not None
+    return entailment_key(case.entailment_judge.identity(), [m.model_dump() for m in case.messages])
 
 
 def drift_steps(modal_before: str | None, before: Sequence[str], now: Sequence[str]) -> Generator[Pair, bool, None]:
@@ -148,7 +148,7 @@ async def _drive(steps: Generator[Pair, bool, T], entails: Callable[[Pair], Awai
         return value
 
 
-async def _judge_case(
+async def _cluster_case(
     meanings: Meanings, case: ResolvedCase, counts: Mapping[str, int], entry: BaselineCase | None
 ) -> None:
     key = meanings.keys[case.id]
@@ -166,39 +166,39 @@ async def _judge_case(
             now = [text for text, _ in ranked(counts)]
             before = [r.text for r in entry.completions]
             await _drive(drift_steps(entry.modal_completion, before, now), entails)
-    except JudgeFailed as exc:
+    except EntailmentFailed as exc:
         meanings.failed[case.id] = str(exc)
-    meanings.costs[case.id] = JudgeCost.of(used.values())
+    meanings.costs[case.id] = EntailmentCost.of(used.values())
     meanings.used |= set(used)
 
 
-def judge_meanings(
+def entailment_meanings(
     cases: Sequence[ResolvedCase],
     samples: Iterable[Sample],
-    session: JudgeSession,
+    session: EntailmentSession,
     *,
     baseline: Baseline | None = None,
 ) -> Meanings:
     """The judgments every case with a judge needs, asked concurrently; failures stay in `failed`."""
     meanings = Meanings(session)
-    judged = [case for case in cases if case.judge is not None]
+    judged = [case for case in cases if case.entailment_judge is not None]
     by_case: dict[str, list[Sample]] = defaultdict(list)
     for sample in samples:
         by_case[sample.case].append(sample)
     work = []
     for case in judged:
-        meanings.cases[case.id], meanings.keys[case.id] = case, case_judge_key(case)
+        meanings.cases[case.id], meanings.keys[case.id] = case, case_entailment_key(case)
         counts = distinct_texts(by_case.get(case.id, []))
         if counts:
             entry = baseline.entry_for(case) if baseline is not None else None
-            work.append(_judge_case(meanings, case, counts, entry))
+            work.append(_cluster_case(meanings, case, counts, entry))
 
-    async def judge_all() -> None:
+    async def cluster_all() -> None:
         await asyncio.gather(*work)
 
     if work:
         try:
-            asyncio.run(_closing(session, judge_all()))
+            asyncio.run(_closing(session, cluster_all()))
         except KeyboardInterrupt:  # Ctrl-C while judging: what was judged is kept (and recorded)
             session.interrupt()  # and nothing more is asked
     if session.interrupted:
@@ -213,15 +213,15 @@ def judge_meanings(
 class JudgingSteps:
     """The judging steps of one run: one session (so no pair is asked twice), one judgments file."""
 
-    session: JudgeSession
+    session: EntailmentSession
 
     def step(
         self, cases: Sequence[ResolvedCase], samples: Iterable[Sample], baseline: Baseline | None = None
     ) -> Meanings | None:
         """The judgments these cases' samples need, asked before they are measured; None without judges."""
-        if not any(case.judge is not None for case in cases):
+        if not any(case.entailment_judge is not None for case in cases):
             return None
-        meanings = judge_meanings(cases, samples, self.session, baseline=baseline)
+        meanings = entailment_meanings(cases, samples, self.session, baseline=baseline)
         log.info(
             "entailment judge: %d judgments used, %d from the judgments file, %d from the cache, %d requests sent",
             len(meanings.used), meanings.from_record, self.session.from_cache, self.session.requests,
@@ -241,12 +241,12 @@ def judging_steps(
 ) -> JudgingSteps | None:
     """The run's judging steps, with its cache and its judgments file beside `samples_out`; None
     when no case has a judge."""
-    if not any(case.judge is not None for case in cases):
+    if not any(case.entailment_judge is not None for case in cases):
         return None
     record_to = judgments_path(samples_out) if samples_out is not None else None
     if record_to is not None:
         start_judgments_file(record_to)
-    session = JudgeSession(
+    session = EntailmentSession(
         settings, environ, tuple(s for s in secrets if s), JudgmentCache.at(cache_dir), record_to,
         judgments=dict(recorded or {}), recorded=frozenset(recorded or {}),
     )  # fmt: skip

@@ -16,6 +16,16 @@ from pydantic import AfterValidator, Field, field_validator
 from stabilitygate.errors import BadInput
 from stabilitygate.suite.model import ADDRESS, ProviderConfig
 
+__all__ = [
+    "EndpointConfig",
+    "HeaderedConfig",
+    "KeyedConfig",
+    "check_header_variables",
+    "check_http_url",
+    "expand_headers",
+    "header_variables",
+]
+
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _VARIABLE_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 

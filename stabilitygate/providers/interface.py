@@ -15,6 +15,8 @@ from stabilitygate.providers.config import EndpointConfig, HeaderedConfig, Keyed
 from stabilitygate.samples import TokenLogprob as TokenLogprob  # a provider's logprobs are the samples'
 from stabilitygate.suite.model import ProviderConfig, ResolvedCase
 
+__all__ = ["Completion", "FatalProviderError", "Provider", "ProviderError", "Request", "TokenLogprob"]
+
 
 @dataclass(frozen=True)
 class Request:

@@ -98,11 +98,6 @@ def load_model(source: ModelSource) -> LoadedModel:
         return loaded
 
 
-def is_loaded(source: ModelSource) -> bool:
-    """Whether this process already holds the model (the next request starts without the load)."""
-    return source.path in _MODELS
-
-
 def _load_uncached(source: ModelSource) -> LoadedModel:
     # Never reach a hub: everything the provider needs is on disk, opened with `local_files_only`.
     try:

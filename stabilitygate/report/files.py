@@ -11,6 +11,8 @@ from stabilitygate.report.junit import render_junit
 from stabilitygate.report.markdown import render_markdown
 from stabilitygate.report.model import Report
 
+__all__ = ["ReportFiles", "write_report_files"]
+
 
 @dataclass(frozen=True)
 class ReportFiles:

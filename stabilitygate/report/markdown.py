@@ -300,8 +300,8 @@ def _change(b: AgainstBaseline | None, json_text: bool = False) -> str:
     parts = []
     if b.baseline_k is not None and b.k is not None:
         text = f"{b.baseline_k}/{b.baseline_n} → {b.k}/{b.n}"
-        if b.p_holm is not None and (b.drop or 0) > 0:
-            text += f", {p_phrase(b.p_holm)}"
+        if b.p_adjusted is not None and (b.drop or 0) > 0:
+            text += f", {p_phrase(b.p_adjusted)}"
         parts.append(text)
     if b.answer_changed:
         before = decoded(b.baseline_modal.value, json_text) if b.baseline_modal else None
@@ -398,8 +398,8 @@ def _run_notes(report: Report) -> list[str]:
         notes.append(f"The run stopped: {sampling.fatal_error}")
     if sampling is not None and sampling.budget_exhausted:
         notes.append("The request budget (max_requests) ran out before every sample was drawn.")
-    if report.run.judge is not None:
-        notes.append(report.run.judge.summary)
+    if report.run.entailment is not None:
+        notes.append(report.run.entailment.summary)
     notes.extend(baseline_lines(report))
     if baseline.status == "updated":
         notes.append(f"The baseline was recorded from this run: commit {baseline.path}.")

@@ -29,12 +29,12 @@ def bar_cut_line(m: CaseMeasurement) -> str | None:
     )
 
 
-def judge_line(m: CaseMeasurement) -> str | None:
+def entailment_line(m: CaseMeasurement) -> str | None:
     """The entailment judge's cost for the case."""
-    calls = m.metrics.judge_calls
+    calls = m.metrics.entailment_calls
     if calls is None:
         return None
-    prompt, completion = m.metrics.judge_prompt_tokens or 0, m.metrics.judge_completion_tokens or 0
+    prompt, completion = m.metrics.entailment_prompt_tokens or 0, m.metrics.entailment_completion_tokens or 0
     judgments = "judgment" if calls == 1 else "judgments"
     return (
         f"Meanings by the entailment judge: {calls:,} {judgments} "
@@ -43,4 +43,4 @@ def judge_line(m: CaseMeasurement) -> str | None:
 
 
 def meaning_lines(m: CaseMeasurement) -> list[str]:
-    return [line for line in (bar_cut_line(m), judge_line(m)) if line is not None]
+    return [line for line in (bar_cut_line(m), entailment_line(m)) if line is not None]

@@ -17,8 +17,9 @@ from stabilitygate.judge.gate import RunVerdict, VerdictCounts
 from stabilitygate.measure.summary import SuiteNumbers
 from stabilitygate.metrics import Agreement
 from stabilitygate.names import PathText, SuiteName
+from stabilitygate.older_versions import report_as_current
 from stabilitygate.remedies import ProbeResult, VariantResult
-from stabilitygate.report.judge_facts import JudgeFacts
+from stabilitygate.report.entailment_facts import EntailmentFacts
 from stabilitygate.report.run_facts import BaselineFacts, ConditionsFacts, RunFacts, SamplingFacts
 from stabilitygate.results import (
     CaseMeasurement,
@@ -45,7 +46,7 @@ __all__ = [
     "CaseResult",
     "ConditionsFacts",
     "EmbeddingFacts",
-    "JudgeFacts",
+    "EntailmentFacts",
     "ParsedBy",
     "Report",
     "RunFacts",
@@ -195,9 +196,6 @@ class Report:
                 return case
         raise KeyError(case_id)
 
-    def with_exit_code(self, code: int) -> Report:
-        return replace(self, exit_code=code)
-
     def to_dict(self) -> dict[str, JSON]:
         """Exactly the report JSON (docs/design.md, "Files"), floats rounded."""
         data = to_json(self)
@@ -207,7 +205,7 @@ class Report:
     @classmethod
     def from_dict(cls, data: object, *, source: str | None = None) -> Report:
         """A report read back; BadInput (exit 2, one line naming `source`) when it is not one."""
-        return from_json(Report, data, what="a stabilitygate report", source=source)
+        return from_json(Report, report_as_current(data), what="a stabilitygate report", source=source)
 
 
 def report_schema() -> dict[str, JSON]:

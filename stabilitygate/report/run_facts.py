@@ -13,7 +13,7 @@ from typing import Literal
 from stabilitygate.conditions import Conditions
 from stabilitygate.judge.fail_on import FailOn
 from stabilitygate.judge.threshold_noise import NoisyThreshold
-from stabilitygate.report.judge_facts import JudgeFacts
+from stabilitygate.report.entailment_facts import EntailmentFacts
 from stabilitygate.results import EmbeddingFacts
 from stabilitygate.typed_json import Count, Flag, omitted_when_default
 
@@ -95,7 +95,7 @@ class RunFacts:
     fail_on: FailOn = "regression"
     sampling: SamplingFacts | None = omitted_when_default()
     changed_only: Flag = omitted_when_default(False)  # only cases changed since the baseline were sampled
-    judge: JudgeFacts | None = omitted_when_default()  # the entailment judge, when a case has `equivalence:`
+    entailment: EntailmentFacts | None = omitted_when_default()  # the entailment judge, when a case has `equivalence:`
     conditions: ConditionsFacts | None = omitted_when_default()  # how live sampling drew each case
 
     @property

@@ -497,7 +497,7 @@ class ResolvedCase(BaseModel):
     # The entailment judge of `equivalence:` (the config model of its type); None: clusters by cosine.
     # Left out of the definition hash, like the clustering bar: it changes how answers are read, not
     # the question put to the model.
-    judge: SerializeAsAny[ProviderConfig] | None = None
+    entailment_judge: SerializeAsAny[ProviderConfig] | None = None
     # Outside the definition hash: how the samples are keyed, not the question put to the model.
     idempotency: Idempotency = "per_sample"
 

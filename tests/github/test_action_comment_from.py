@@ -189,3 +189,21 @@ EMPTY = {
     "run": {"baseline": {"path": "b", "status": "compared"}, "fail_on": "regression"},
     "cases": [],
 }
+
+
+def test_comment_from_a_version_1_report_posts_what_the_version_2_one_does(runner: Runner, github: FakeGitHub) -> None:
+    from tests.report.test_golden_report import GOLDEN
+    from tests.test_older_versions import as_version_1
+
+    new = runner.workspace / "new.report.json"
+    new.write_bytes((GOLDEN / "now.report.json").read_bytes())
+    old = runner.workspace / "old.report.json"
+    old.write_text(json.dumps(as_version_1(json.loads(new.read_text()))))
+    assert "p_holm" in old.read_text() and "p_holm" not in new.read_text()
+    bodies = []
+    for report in (new, old):
+        run = runner.run({"comment-from": str(report), "pr-number": str(PR)}, workflow_run_event(runner))
+        assert run.code == 1, run.log  # the golden run regressed
+        [comment] = github.comments(PR)  # one sticky comment, updated
+        bodies.append(comment["body"])
+    assert bodies[0] == bodies[1] and "after correction" in bodies[0]

@@ -117,7 +117,7 @@ def test_missing_file_is_none(tmp_path: Path) -> None:
         (b'{"schema_version": 1, "cases": {"capital": {"hash": ', "not valid JSON"),
         (b"", "not valid JSON"),
         (b"[1, 2]", "at the top level"),
-        (b'{"schema_version": 2, "suite": "s", "cases": {}}', "schema_version"),
+        (b'{"schema_version": 3, "suite": "s", "cases": {}}', "schema_version"),
         (b'{"schema_version": 1, "suite": "s", "cases": {"a": {"hash": 3}}}', "cases/a"),
         (b"\xff\xfe{}", "not UTF-8"),
         (b'{\n<<<<<<< HEAD\n"a": 1\n=======\n"a": 2\n>>>>>>> branch\n}', "merge-conflict"),

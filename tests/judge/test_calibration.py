@@ -184,7 +184,7 @@ def failing_rules(report: Report) -> Iterator[tuple[str, str]]:
             for key, name in (("dropped", "agreement drop"), ("semantic_drift", "meaning drift"))
             if mapping.get(key)
         ]
-        answer_p = mapping.get("answer_p_holm")
+        answer_p = mapping.get("answer_p_adjusted")
         if mapping.get("answer_changed") and answer_p is not None and answer_p < ALPHA:
             rules.append(f"{mapping.get('kind', 'answer')} change")
         for rule in rules or [case["verdict"]]:

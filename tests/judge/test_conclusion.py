@@ -25,7 +25,7 @@ def test_a_drop_significant_after_correction_regresses_with_both_p_values() -> N
     assert result.regressed and result.dropped
     assert "a drop of 0.40, p = 0.042 after correction (0.021 on its own)" in result.reasons[0]
     record = result.record(None)
-    assert (record.p_value, record.p_holm, record.test, record.holm_family) == (0.021, 0.042, "permutation", 2)
+    assert (record.p_value, record.p_adjusted, record.test, record.family_size) == (0.021, 0.042, "permutation", 2)
 
 
 def test_a_drop_below_twice_alpha_after_correction_is_a_warning_and_above_it_noise() -> None:
@@ -43,7 +43,7 @@ def test_a_case_that_stopped_at_a_check_is_told_so_and_never_fails() -> None:
     result = conclude(DROPPED, Regression(), outcome=outcome(0.021, None, tested=False), family=0)
     assert not result.regressed and not result.warned
     assert "stopped early: clearly unchanged (p = 0.021 on its own)" in result.reasons[0]
-    assert result.record(None).tested is False and result.record(None).p_holm is None
+    assert result.record(None).tested is False and result.record(None).p_adjusted is None
 
 
 def test_a_narrow_majority_flipping_without_evidence_is_no_warning() -> None:

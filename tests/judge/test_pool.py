@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stabilitygate.judge.pool import Counted, Pool, Runs, modal_count, pool_of
+from stabilitygate.judge.pool import Counted, Pool, Runs, pool_of
 from stabilitygate.judge.wording import same_value
 
 
@@ -36,7 +36,3 @@ def test_meanings_group_by_the_first_member_and_failures_stay_apart() -> None:
 def test_a_recorded_largest_cluster_beyond_the_kept_rows_tops_up_the_modal_meaning() -> None:
     pool = pool_of(Runs(rows(("Paris", 5)), rows(("Paris", 8)), 20, 8, top_before=9), same_word)
     assert pool.baseline == (9,) and pool.singles == (11, 0)
-
-
-def test_modal_count() -> None:
-    assert modal_count((3, 5), 4) == 5 and modal_count((), 4) == 1 and modal_count((), 0) == 0

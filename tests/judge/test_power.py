@@ -16,10 +16,10 @@ from stabilitygate.judge.power import (
     expected_requests,
     fixed_limit,
     power,
-    power_over_baselines,
     samples_for_power,
 )
 from stabilitygate.judge.stages import CasePath, StageDesign, goes_on
+from tests.support.benches import load_bench
 
 LEVEL, MIN_DROP = 0.005, 0.10
 
@@ -85,4 +85,5 @@ def test_the_samples_a_drop_of_min_drop_needs() -> None:
 
 def test_power_over_both_runs_of_the_issue_scenario() -> None:
     # docs/design.md's table: 0.95 -> 0.60, at alpha / 10, one stage of 20 against a baseline of 100.
+    power_over_baselines = load_bench("bench_power").power_over_baselines
     assert power_over_baselines(100, StageDesign(20, 20), 0.95, 0.60, LEVEL, MIN_DROP) == pytest.approx(0.855, abs=1e-3)

@@ -103,9 +103,9 @@ def test_regressed_with_p_after_correction_and_on_its_own() -> None:
     )
     b = compared(v)
     assert (b.baseline_k, b.baseline_n, b.k, b.n) == (10, 10, 6, 10)
-    assert b.p_value == pytest.approx(P_6_OF_10, abs=1e-9) and b.p_holm == pytest.approx(P_6_OF_10, abs=1e-9)
+    assert b.p_value == pytest.approx(P_6_OF_10, abs=1e-9) and b.p_adjusted == pytest.approx(P_6_OF_10, abs=1e-9)
     assert b.test == "permutation" and b.tested is True
-    assert b.drop == pytest.approx(0.4) and b.dropped is True and b.holm_family == 1
+    assert b.drop == pytest.approx(0.4) and b.dropped is True and b.family_size == 1
     assert b.metrics.parsed_agreement == 1.0
     assert b.deltas == Deltas(unique_completions=1, agreement=pytest.approx(-0.4), cosine_min=None)
     assert b.answer_changed is False and b.fingerprints_changed is False
@@ -119,7 +119,7 @@ def test_cases_that_held_one_answer_in_both_runs_take_no_share_of_alpha() -> Non
     # b and c answered 'A' 20 times out of 20: their tests cannot reject, so the family is a's test.
     assert (a.verdict, b.verdict, c.verdict) == ("regressed", "pass", "pass")
     assert "p = 0.043 after correction (0.043 on its own)" in a.reasons[0]
-    assert compared(a).holm_family == 1
+    assert compared(a).family_size == 1
 
 
 def test_a_case_that_cannot_reach_so_small_a_p_takes_nothing_at_that_step() -> None:
@@ -129,8 +129,8 @@ def test_a_case_that_cannot_reach_so_small_a_p_takes_nothing_at_that_step() -> N
     a, b = judge_cases(cases, now, baseline, REGRESSION)
     # b pooled 19 'A' and one 'B': its p-value is 0.5 or 1, never 0.043, so a is held to alpha itself.
     assert a.verdict == "regressed" and b.verdict == "pass"
-    assert compared(a).p_holm == pytest.approx(P_6_OF_10, abs=1e-9)
-    assert compared(a).holm_family == 2 and compared(b).p_holm == pytest.approx(0.5, abs=1e-9)
+    assert compared(a).p_adjusted == pytest.approx(P_6_OF_10, abs=1e-9)
+    assert compared(a).family_size == 2 and compared(b).p_adjusted == pytest.approx(0.5, abs=1e-9)
 
 
 def test_noise_passes_with_the_numbers() -> None:
@@ -172,7 +172,7 @@ def test_answer_flip_is_a_regression() -> None:
         "the baseline's answer is significantly rarer now, p < 0.001 after correction"
     )
     assert compared(v).answer_changed is True
-    assert compared(v).answer_p_holm < 0.001
+    assert compared(v).answer_p_adjusted < 0.001
 
 
 def test_a_narrow_majority_flipping_by_chance_is_neither_a_failure_nor_a_warning() -> None:
@@ -293,8 +293,8 @@ def test_error_cases_are_not_in_the_family_but_failing_ones_are() -> None:
     now = [measured("a", drop), measured("b", ["A"], errors=9), measured("f", drop)]
     a, b, f = judge_cases(cases, now, baseline, REGRESSION)
     assert (a.verdict, b.verdict, f.verdict) == ("warn", "error", "fail")
-    assert compared(a).holm_family == 2  # a's and f's tests
-    assert compared(a).p_holm == pytest.approx(1 - (1 - P_6_OF_10) ** 2, abs=1e-9)
+    assert compared(a).family_size == 2  # a's and f's tests
+    assert compared(a).p_adjusted == pytest.approx(1 - (1 - P_6_OF_10) ** 2, abs=1e-9)
 
 
 def test_baseline_recorded_with_semantics_compared_without() -> None:
@@ -349,8 +349,8 @@ def test_a_drop_in_the_parsed_share_is_judged_like_any_other_drop_in_the_same_fa
     b = compared(v)
     assert v.verdict == "regressed" and b.parsed_dropped is True
     assert (b.parsed_k, b.parsed_n, b.baseline_parsed_k, b.baseline_parsed_n) == (12, 20, 20, 20)
-    assert b.parsed_p_value is not None and b.parsed_p_holm is not None and b.parsed_p_holm < 0.05
+    assert b.parsed_p_value is not None and b.parsed_p_adjusted is not None and b.parsed_p_adjusted < 0.05
     assert any(
         r.startswith("parsed 12/20 against 20/20 in the baseline: a drop of 0.40 in the share") for r in v.reasons
     )
-    assert b.holm_family == 1  # one test for the case: its drop, answer and parsed-share rules together
+    assert b.family_size == 1  # one test for the case: its drop, answer and parsed-share rules together

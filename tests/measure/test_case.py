@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from stabilitygate.measure.case import embed_ahead, measure_case
+from stabilitygate.measure.case import measure_case
 from stabilitygate.metrics import Metrics
 from stabilitygate.results import Diagnostics
 from stabilitygate.samples import Sample, TokenLogprob
@@ -323,13 +323,3 @@ def test_measurement_is_json_ready(make_case: Callable[..., Any], make_samples: 
     m = measure_case(make_case({"json": ""}, samples=3), make_samples([QUEENS, SHORT, None]), embedder=embedder)
     text = json.dumps(to_json(m), sort_keys=True)
     assert json.loads(text)["metrics"]["parse_failures"] == 2
-
-
-def test_embed_ahead_embeds_a_whole_run_in_one_call(
-    make_case: Callable[..., Any], make_samples: Any, embedder: Any
-) -> None:
-    samples = make_samples([NYC, QUEENS, None, NYC, SHORT])
-    assert embed_ahead(embedder, samples) == 3
-    assert embedder.calls == [sorted([NYC, QUEENS, SHORT])]
-    assert embed_ahead(embedder, make_samples([None])) == 0
-    assert len(embedder.calls) == 1  # nothing to embed: no call

@@ -8,8 +8,8 @@ from stabilitygate.errors import BadInput
 from stabilitygate.measure.entailment import (
     Judgment,
     PairKey,
+    entailment_key,
     entailment_prompt,
-    judge_key,
     read_label,
     text_hash,
 )
@@ -89,10 +89,10 @@ def test_judgments_round_trip_and_bad_records_are_refused() -> None:
 def test_the_key_depends_on_judge_and_question_and_the_pair_order() -> None:
     question = [{"role": "user", "content": "Q?"}]
     judge = {"type": "openai", "model": "judge"}
-    assert judge_key(judge, question) == judge_key(dict(judge), list(question))
-    assert judge_key(judge, question) != judge_key({**judge, "model": "other"}, question)
-    assert judge_key(judge, question) != judge_key(judge, [{"role": "user", "content": "Other?"}])
-    key = judge_key(judge, question)
+    assert entailment_key(judge, question) == entailment_key(dict(judge), list(question))
+    assert entailment_key(judge, question) != entailment_key({**judge, "model": "other"}, question)
+    assert entailment_key(judge, question) != entailment_key(judge, [{"role": "user", "content": "Other?"}])
+    key = entailment_key(judge, question)
     forward, backward = PairKey.of(key, "a", "b"), PairKey.of(key, "b", "a")
     assert forward != backward and forward.digest != backward.digest
     assert forward.premise == text_hash("a")

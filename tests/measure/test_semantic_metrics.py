@@ -16,7 +16,7 @@ KEY = "judge-key"
 
 
 def judged_case(make_case: Callable[..., Any]) -> Any:
-    return make_case().model_copy(update={"judge": ProviderConfig(type="openai", model="judge")})
+    return make_case().model_copy(update={"entailment_judge": ProviderConfig(type="openai", model="judge")})
 
 
 def lookup(pairs: dict[tuple[str, str], str]) -> JudgmentLookup:
@@ -55,7 +55,7 @@ def test_a_missing_judgment_leaves_no_clusters_and_says_why(make_case: Callable[
     meaning = JudgmentLookup(KEY, {}, {PairKey.of(KEY, EVENING, PM): "http_500: scripted 500"})
     m = measure_case(judged_case(make_case), make_samples([EVENING] * 5 + [PM] * 5), embedder=None, meaning=meaning)
     assert m.metrics.semantic_clusters is None and m.metrics.semantic_agreement is None
-    assert m.diagnostics.judge_error is not None and "scripted 500" in m.diagnostics.judge_error
+    assert m.diagnostics.entailment_error is not None and "scripted 500" in m.diagnostics.entailment_error
 
 
 def test_one_distinct_text_needs_no_judgment(make_case: Callable[..., Any], make_samples: Any) -> None:

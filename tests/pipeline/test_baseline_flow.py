@@ -47,7 +47,7 @@ def test_baseline_then_regression_noise_flip_and_edit(tmp_path: Path, run_cli: R
     reason = " ".join(report["cases"][0]["reasons"])
     assert "6/10" in reason and "10/10" in reason and "p = 0.043 after correction" in reason
     comparison = report["cases"][0]["baseline"]
-    assert comparison["p_value"] == pytest.approx(210 / 4845, abs=1e-6) and comparison["p_holm"] < 0.05
+    assert comparison["p_value"] == pytest.approx(210 / 4845, abs=1e-6) and comparison["p_adjusted"] < 0.05
 
     # 9/10 against 10/10 is noise at N=10: it passes.
     code, report = run_phase(tmp_path, run_cli, [("A", 9), ("B", 1)])

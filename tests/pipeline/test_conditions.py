@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from stabilitygate.cases import parse_suite
 from stabilitygate.conditions import Conditions
 from stabilitygate.judge.baseline import Baseline, BaselineCase
 from stabilitygate.metrics import Metrics
 from stabilitygate.pipeline.conditions import conditions_facts, endpoint_host, run_conditions
 from stabilitygate.report.model import CaseResult
 from stabilitygate.samples import Sample
+from tests.support.suites import parse_suite
 
 SUITE = """\
 version: 1

@@ -46,11 +46,11 @@ def test_paraphrases_form_one_meaning_and_the_cost_is_reported(tmp_path: Path) -
     assert metrics["semantic_agreement"] == 0.8  # EVENING and PM: 8 of 10
     # PM against EVENING in both orders (entailment twice), FIVE against EVENING once (contradiction).
     assert judged == [(EVENING, PM), (PM, EVENING), (EVENING, FIVE)]
-    assert metrics["judge_calls"] == 3
-    assert metrics["judge_prompt_tokens"] > 0 and metrics["judge_completion_tokens"] == 3
+    assert metrics["entailment_calls"] == 3
+    assert metrics["entailment_prompt_tokens"] > 0 and metrics["entailment_completion_tokens"] == 3
     assert case["primary"] == {"metric": "semantic_agreement", "k": 8, "n": 10}
     assert "cluster_cosine_min_within" not in metrics  # no cosine clustering happened
-    facts = report["run"]["judge"]
+    facts = report["run"]["entailment"]
     assert facts["calls"] == 3 and facts["completion_tokens"] == 3
 
 
@@ -75,8 +75,8 @@ def test_a_samples_file_without_judgments_reads_as_before(tmp_path: Path) -> Non
         run(suite, tmp_path, samples_out=samples)
     assert not (tmp_path / "run.judgments.jsonl").exists()
     scored = api.score([samples], suite=suite, baseline=tmp_path / "baseline.json").to_dict()
-    assert "judge_calls" not in scored["cases"][0]["metrics"]
-    assert "judge" not in scored["run"]
+    assert "entailment_calls" not in scored["cases"][0]["metrics"]
+    assert "entailment" not in scored["run"]
 
 
 def test_the_cache_answers_a_second_run_without_asking(tmp_path: Path) -> None:
@@ -89,7 +89,7 @@ def test_the_cache_answers_a_second_run_without_asking(tmp_path: Path) -> None:
     assert (asked_first, asked_second) == (3, 0)
     # The report does not depend on the cache: the same calls and tokens are reported.
     assert second["cases"][0]["metrics"] == first["cases"][0]["metrics"]
-    assert second["run"]["judge"] == first["run"]["judge"]
+    assert second["run"]["entailment"] == first["run"]["entailment"]
 
 
 def test_an_unreadable_reply_is_not_the_same_meaning_and_is_shown(tmp_path: Path) -> None:
@@ -100,8 +100,8 @@ def test_an_unreadable_reply_is_not_the_same_meaning_and_is_shown(tmp_path: Path
         report = run(judged_suite(tmp_path, server.base_url), tmp_path)
     (case,) = report["cases"]
     assert case["metrics"]["semantic_clusters"] == 3
-    assert case["metrics"]["judge_calls"] == 3  # PM-EVENING once (unreadable = no), FIVE twice
-    assert case["diagnostics"]["judge_unreadable"] == [{"reply": "Hard to say, they are similar.", "count": 1}]
+    assert case["metrics"]["entailment_calls"] == 3  # PM-EVENING once (unreadable = no), FIVE twice
+    assert case["diagnostics"]["entailment_unreadable"] == [{"reply": "Hard to say, they are similar.", "count": 1}]
     assert any("named none of entailment, neutral, contradiction" in note for note in case["notes"])
 
 
@@ -117,7 +117,7 @@ def test_a_judge_that_keeps_failing_makes_the_case_an_error_not_a_cosine_fallbac
     assert "could not measure the meanings" in case["reasons"][0]
     assert "http_500" in case["reasons"][0]
     assert questions == 4  # the first question, with its 3 retries; nothing more was asked
-    assert report["run"]["judge"]["failed_cases"] == 1 and report["run"]["judge"]["calls"] == 0
+    assert report["run"]["entailment"]["failed_cases"] == 1 and report["run"]["entailment"]["calls"] == 0
 
 
 def test_a_case_may_set_its_own_judge_and_others_stay_on_cosine(tmp_path: Path) -> None:
@@ -129,8 +129,8 @@ def test_a_case_may_set_its_own_judge_and_others_stay_on_cosine(tmp_path: Path) 
         ]
         report = run(write_suite(tmp_path, server.base_url, cases), tmp_path)
     shop, other = report["cases"]
-    assert shop["metrics"]["judge_calls"] == 3
-    assert "judge_calls" not in other["metrics"]
+    assert shop["metrics"]["entailment_calls"] == 3
+    assert "entailment_calls" not in other["metrics"]
 
 
 @pytest.mark.parametrize("unchanged", [True])
@@ -139,7 +139,7 @@ def test_without_equivalence_nothing_is_asked(tmp_path: Path, unchanged: bool) -
         suite = write_suite(tmp_path, server.base_url, [{"id": "shop", "prompt": QUESTION}])
         report = run(suite, tmp_path)
         assert server.judged == []
-    assert "judge" not in report["run"] and unchanged
+    assert "entailment" not in report["run"] and unchanged
 
 
 def test_questions_run_concurrently_within_the_sampling_concurrency(tmp_path: Path) -> None:
@@ -162,7 +162,7 @@ def test_questions_run_concurrently_within_the_sampling_concurrency(tmp_path: Pa
         suite = write_suite(tmp_path, server.base_url, cases, equivalence={"judge": judge})
         report = run(suite, tmp_path, concurrency=2)
         assert server.max_in_flight == 2
-    assert [c["metrics"]["judge_calls"] for c in report["cases"]] == [1, 1, 1]
+    assert [c["metrics"]["entailment_calls"] for c in report["cases"]] == [1, 1, 1]
     assert [c["metrics"]["semantic_clusters"] for c in report["cases"]] == [2, 2, 2]
 
 
@@ -182,7 +182,7 @@ def test_a_paraphrased_modal_completion_is_no_meaning_drift(tmp_path: Path) -> N
     assert case["baseline"]["semantic_drift"] is False and case["baseline"]["meaning_p_value"] is None
     assert not any("moved in meaning" in reason for reason in case["reasons"])
     # The modal pair, both ways; the drift rule found every judgment it needed already made.
-    assert case["metrics"]["judge_calls"] == asked == 2
+    assert case["metrics"]["entailment_calls"] == asked == 2
 
 
 def test_a_changed_meaning_is_a_drift_by_the_same_judge(tmp_path: Path) -> None:
@@ -192,7 +192,7 @@ def test_a_changed_meaning_is_a_drift_by_the_same_judge(tmp_path: Path) -> None:
     assert case["verdict"] == "regressed"
     assert case["baseline"]["semantic_drift"] is True
     assert any("moved in meaning (judged)" in reason for reason in case["reasons"])
-    assert case["metrics"]["judge_calls"] == asked == 1  # FIVE does not entail EVENING: one question
+    assert case["metrics"]["entailment_calls"] == asked == 1  # FIVE does not entail EVENING: one question
 
 
 def test_the_comment_shows_the_judges_cost_and_the_cases_that_could_not_be_measured(tmp_path: Path) -> None:
@@ -257,7 +257,7 @@ def test_measuring_other_samples_than_were_judged_is_a_measurement_error(tmp_pat
         part = [Sample("shop", i, text) for i, text in enumerate([PM, PM, FIVE])]
         m = measure_case(case, part, embedder=None, meaning=meanings.lookup("shop"))
         assert len(server.judged) == 2  # nothing asked from inside measuring
-    assert m.metrics.semantic_agreement is None and m.diagnostics.judge_error is not None
+    assert m.metrics.semantic_agreement is None and m.diagnostics.entailment_error is not None
 
 
 def test_every_stage_is_judged_on_its_meanings_before_it_is_measured(tmp_path: Path) -> None:
@@ -286,7 +286,7 @@ def test_a_report_with_the_judges_facts_reads_back_the_same_and_bad_ones_are_ref
     with EntailmentServer(SCRIPT) as server:
         data = run(judged_suite(tmp_path, server.base_url), tmp_path)
     assert Report.from_dict(data).to_dict() == data
-    data["run"]["judge"]["calls"] = "many"
+    data["run"]["entailment"]["calls"] = "many"
     with pytest.raises(BadInput):
         Report.from_dict(data)
 

@@ -49,9 +49,9 @@ def test_a_steady_case_stops_at_the_look_and_a_dropped_one_is_tested_at_the_last
     assert requests == report.run.sampling.requests == 30  # type: ignore[union-attr]
     steady, wobbly = report.case("steady"), report.case("wobbly")
     assert isinstance(steady.baseline, Compared) and steady.baseline.stage == "look"
-    assert steady.baseline.tested is False and steady.baseline.p_holm is None
+    assert steady.baseline.tested is False and steady.baseline.p_adjusted is None
     assert isinstance(wobbly.baseline, Compared) and wobbly.baseline.stage == "second"
-    assert (wobbly.baseline.k, wobbly.baseline.n, wobbly.baseline.holm_family) == (20, 25, 1)
+    assert (wobbly.baseline.k, wobbly.baseline.n, wobbly.baseline.family_size) == (20, 25, 1)
     assert wobbly.measurement.samples_requested == 25 and steady.measurement.samples_requested == 5
     assert wobbly.verdict == "regressed", wobbly.reasons  # 20/25 against 50/50
     assert steady.verdict == "pass" and any("stopped early: clearly unchanged" in r for r in steady.reasons)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from stabilitygate.cases import parse_suite
 from stabilitygate.pipeline.variant_plan import VariantCost, price_variants
+from tests.support.suites import parse_suite
 
 SUITE = """\
 version: 1

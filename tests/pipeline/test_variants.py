@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from stabilitygate.cases import parse_suite
 from stabilitygate.pipeline.variants import variant_groups, variants_file
+from tests.support.suites import parse_suite
 
 SUITE = """\
 version: 1

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from stabilitygate.cases import parse_suite, secret_env_names
+from stabilitygate.cases import secret_env_names
 from stabilitygate.errors import BadInput
-from stabilitygate.pipeline.meanings import case_judge_key
+from stabilitygate.pipeline.meanings import case_entailment_key
 from stabilitygate.providers.interface import Request
 from stabilitygate.providers.registry import (
     BUILT_IN,
@@ -26,6 +26,7 @@ from stabilitygate.providers.registry import (
     provider_types,
 )
 from stabilitygate.secrets import collect_secrets
+from tests.support.suites import parse_suite
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,8 +36,7 @@ PLUGIN = '''\
 from collections.abc import Mapping
 from typing import Literal
 
-from stabilitygate.providers.config import KeyedConfig
-from stabilitygate.providers.interface import Completion, Provider, Request
+from stabilitygate import Completion, KeyedConfig, Provider, Request  # the package's own names only
 
 
 class EchoConfig(KeyedConfig):
@@ -156,4 +156,4 @@ def test_a_plugins_own_keys_enter_the_definition_hash_and_the_judgment_key(plugi
     assert default.provider.identity()["reverse"] is True  # a plugin's default is part of what it does
     assert forward.definition_hash != default.definition_hash  # the plugin's key decides its answers
     assert keyed.definition_hash == default.definition_hash  # the variable holding its key does not
-    assert case_judge_key(forward) != case_judge_key(default) == case_judge_key(keyed)
+    assert case_entailment_key(forward) != case_entailment_key(default) == case_entailment_key(keyed)

@@ -36,7 +36,7 @@ HOSTILE_NUMBERS = [
     (("summary", "prompt_tokens"), -1),
     (("cases", 0, "metrics", "cosine_min"), "abc"),
     (("cases", 0, "metrics", "unique_completions"), 1.5),
-    (("cases", 0, "baseline", "p_holm"), "0.01"),
+    (("cases", 0, "baseline", "p_adjusted"), "0.01"),
     (("cases", 0, "baseline", "baseline_k"), "10"),
     (("cases", 0, "baseline", "modal_cosine"), []),
     (("cases", 0, "baseline", "metrics", "mode_share"), "x"),

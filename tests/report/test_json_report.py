@@ -19,7 +19,7 @@ from stabilitygate.report.json_report import build_report, dump_report
 from stabilitygate.report.model import BaselineFacts, Report, RunFacts, SuiteRef
 from stabilitygate.results import CaseMeasurement, CaseVerdict
 from stabilitygate.suite.model import AnswerSpec, Message, ProviderConfig, Regression, ResolvedCase, Thresholds
-from stabilitygate.typed_json import to_json
+from stabilitygate.typed_json import SCHEMA_VERSION, to_json
 from tests.support.typed import typed
 
 CASE_KEYS = {
@@ -95,7 +95,7 @@ RUN = [measured("first", ["A"] * 10), measured("second", ["A"] * 6 + ["B"] * 4)]
 
 def test_top_level_keys() -> None:
     report = build(RUN)
-    assert report["schema_version"] == 1
+    assert report["schema_version"] == SCHEMA_VERSION == 2
     assert report["tool"] == {"name": TOOL_NAME, "version": __version__}
     assert report["suite"] == {"path": ".stability/suite.yml", "name": "demo"}
     assert (report["verdict"], report["exit_code"]) == ("fail", 1)

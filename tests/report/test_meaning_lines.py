@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from stabilitygate.metrics import Metrics
-from stabilitygate.report.judge_facts import JudgeFacts
+from stabilitygate.report.entailment_facts import EntailmentFacts
 from stabilitygate.report.meaning_lines import meaning_lines
 from stabilitygate.results import CaseMeasurement
 from stabilitygate.typed_json import to_json
@@ -36,21 +36,24 @@ def test_a_missing_pair_says_why() -> None:
 
 
 def test_the_judge_cost_is_shown_and_nothing_without_either() -> None:
-    m = measurement({"judge_calls": 1, "judge_prompt_tokens": 1200, "judge_completion_tokens": 3})
+    m = measurement({"entailment_calls": 1, "entailment_prompt_tokens": 1200, "entailment_completion_tokens": 3})
     assert meaning_lines(m) == ["Meanings by the entailment judge: 1 judgment (1,200 prompt + 3 completion tokens)"]
     assert meaning_lines(measurement({"semantic_clusters": 2})) == []
 
 
 def test_judge_facts_total_the_cases_and_round_trip() -> None:
-    facts = JudgeFacts.of_cases(
-        [Metrics(judge_calls=3, judge_prompt_tokens=100, judge_completion_tokens=3), Metrics(judge_calls=None)],
+    facts = EntailmentFacts.of_cases(
+        [
+            Metrics(entailment_calls=3, entailment_prompt_tokens=100, entailment_completion_tokens=3),
+            Metrics(entailment_calls=None),
+        ],
         unreadable=1,
         failed=0,
         requests=7,
     )
     assert (facts.cases, facts.calls, facts.prompt_tokens, facts.unreadable_replies) == (1, 3, 100, 1)
     written = to_json(facts)
-    assert typed(JudgeFacts, written) == facts  # requests is not part of the report
+    assert typed(EntailmentFacts, written) == facts  # requests is not part of the report
     assert isinstance(written, dict) and "requests" not in written
     assert facts.summary == (
         "Entailment judge: 3 judgments over 1 case (100 prompt + 3 completion tokens); "

@@ -12,11 +12,12 @@ import jsonschema
 import pytest
 import yaml
 
-from stabilitygate.cases import load_suite, parse_suite
+from stabilitygate.cases import load_suite
 from stabilitygate.errors import BadInput
 from stabilitygate.suite.expected import ContainsExpected, RegexExpected, expected_matcher
 from stabilitygate.suite.model import Suite
 from stabilitygate.suite_schema import render_schema
+from tests.support.suites import parse_suite
 
 HEAD = """\
 version: 1

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from stabilitygate.cases import load_suite, parse_suite, secret_env_names
+from stabilitygate.cases import load_suite, secret_env_names
 from stabilitygate.errors import BadInput
+from tests.support.suites import parse_suite
 
 GOOD = """\
 version: 1

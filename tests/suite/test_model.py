@@ -9,9 +9,9 @@ from typing import Any, get_args
 
 import pytest
 
-from stabilitygate.cases import parse_suite
-from stabilitygate.pipeline.meanings import case_judge_key
+from stabilitygate.pipeline.meanings import case_entailment_key
 from stabilitygate.suite.model import PARSER_KINDS, AnswerSpec, ResolvedCase, ThresholdName, Thresholds
+from tests.support.suites import parse_suite
 
 Provider = dict[str, Any]
 HTTP: Provider = {"type": "http", "url": "http://127.0.0.1:9/answer", "completion_pointer": "/answer"}
@@ -32,7 +32,7 @@ def judge_key_with(judge: Provider) -> str:
         "cases: [{id: a, prompt: hi}]\n"
     )
     (case,) = parse_suite(text, "s.yml").resolved_cases()
-    return case_judge_key(case)
+    return case_entailment_key(case)
 
 
 @pytest.mark.parametrize(

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from stabilitygate.cases import parse_suite
 from stabilitygate.errors import BadInput
 from stabilitygate.suite.model import Thresholds
 from stabilitygate.suite.variants import idempotency_thresholds, variant_case_id
+from tests.support.suites import parse_suite
 
 HEAD = """\
 version: 1

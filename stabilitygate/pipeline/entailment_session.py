@@ -28,7 +28,7 @@ from stabilitygate.suite.model import Message, ProviderConfig, ResolvedCase, Sam
 INTERRUPTED = "the run was interrupted"
 
 
-class JudgeFailed(Exception):
+class EntailmentFailed(Exception):
     """The judge could not answer a question after its retries: the case cannot be measured."""
 
 
@@ -39,7 +39,7 @@ def question_of(case: ResolvedCase) -> str:
 
 
 @dataclass
-class JudgeSession:
+class EntailmentSession:
     """The judgments of one run and how to get a missing one; `asyncio.Lock`s bind to the running loop."""
 
     settings: Sampling
@@ -69,12 +69,12 @@ class JudgeSession:
         return found
 
     async def ask(self, case: ResolvedCase, key: PairKey, pair: Pair) -> Judgment:
-        """The judgment of `pair` for `case`; JudgeFailed (with the pair in `failures`) when it cannot be had."""
+        """The judgment of `pair` for `case`; EntailmentFailed (with the pair in `failures`) when it cannot be had."""
         known = self.judgment(key)
         if known is not None:
             return known
         if key in self.failures:
-            raise JudgeFailed(self.failures[key])
+            raise EntailmentFailed(self.failures[key])
         if self.fatal is not None:
             raise self._fail(key, self.fatal)
         sample = await self._request(case, pair)
@@ -95,7 +95,7 @@ class JudgeSession:
         self._gate = self._starting = None  # the next loop makes its own
 
     async def _request(self, case: ResolvedCase, pair: Pair) -> Sample | None:
-        judge = case.judge
+        judge = case.entailment_judge
         assert judge is not None
         question = _question_case(case, judge, entailment_prompt(question_of(case), *pair))
         provider = await self._provider(judge)
@@ -129,9 +129,9 @@ class JudgeSession:
         """The run was interrupted while the judge was asked: no question is asked after this one."""
         self.interrupted, self.fatal = True, INTERRUPTED
 
-    def _fail(self, key: PairKey, why: str) -> JudgeFailed:
+    def _fail(self, key: PairKey, why: str) -> EntailmentFailed:
         self.failures[key] = f"the judge failed after its retries: {why}"
-        return JudgeFailed(self.failures[key])
+        return EntailmentFailed(self.failures[key])
 
     def _record(self, key: PairKey, judgment: Judgment, case_id: str) -> None:
         if self.record_to is not None:

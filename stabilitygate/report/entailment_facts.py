@@ -1,4 +1,4 @@
-"""The entailment judge in the report's run facts (`run.judge`), present only when a case has one.
+"""The entailment judge in the report's run facts (`run.entailment`), present only when a case has one.
 
 `calls` and the tokens are the judgments the cases' numbers rest on, as recorded when each was made:
 the report must not depend on whether they came from the judge, the cache or the judgments file.
@@ -18,7 +18,7 @@ from stabilitygate.typed_json import Count, not_written
 
 
 @dataclass(frozen=True)
-class JudgeFacts:
+class EntailmentFacts:
     cases: Count = 0  # cases judged
     calls: Count = 0
     prompt_tokens: Count = 0
@@ -39,12 +39,12 @@ class JudgeFacts:
         requests: int | None = None,
         from_record: int | None = None,
         from_cache: int | None = None,
-    ) -> JudgeFacts:
+    ) -> EntailmentFacts:
         """The totals over the judged cases' metrics."""
-        judged = [m for m in metrics if m.judge_calls is not None]
-        calls = sum(m.judge_calls or 0 for m in judged)
-        prompt = sum(m.judge_prompt_tokens or 0 for m in judged)
-        completion = sum(m.judge_completion_tokens or 0 for m in judged)
+        judged = [m for m in metrics if m.entailment_calls is not None]
+        calls = sum(m.entailment_calls or 0 for m in judged)
+        prompt = sum(m.entailment_prompt_tokens or 0 for m in judged)
+        completion = sum(m.entailment_completion_tokens or 0 for m in judged)
         return cls(len(judged), calls, prompt, completion, unreadable, failed, requests, from_record, from_cache)
 
     @property

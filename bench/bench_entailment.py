@@ -4,12 +4,12 @@ A one-case suite with `equivalence: {judge: ...}` runs against the scripted Open
 loopback, which also answers the entailment questions by a rule (tests/support/entailment_server.py:
 texts mean the same when they carry the same tag). N = 20 samples spread over D distinct texts,
 grouped into M meanings: one meaning (every text a paraphrase), a few, and every text its own.
-Printed per row: judge calls per case (what the report's `judge_calls` says, and what the server
+Printed per row: judge calls per case (what the report's `entailment_calls` says, and what the server
 counted), tokens, and the calls a warm judgment cache leaves (expect 0). The greedy clustering asks
 2(D - 1) questions when all texts mean the same and D(D - 1)/2 when none do (a pair whose first
 direction is not entailment is not asked the other way). About 10 s.
 
-    .venv/bin/python bench/bench_judge.py
+    .venv/bin/python bench/bench_entailment.py
 """
 
 from __future__ import annotations
@@ -54,10 +54,10 @@ def measure(distinct: int, meanings: int, directory: Path) -> dict[str, int]:
     metrics = cold.cases[0].metrics
     assert metrics.unique_completions == distinct and metrics.semantic_clusters == meanings
     return {
-        "calls": metrics.judge_calls or 0,
+        "calls": metrics.entailment_calls or 0,
         "server": asked_cold,
         "warm": asked_warm,
-        "tokens": (metrics.judge_prompt_tokens or 0) + (metrics.judge_completion_tokens or 0),
+        "tokens": (metrics.entailment_prompt_tokens or 0) + (metrics.entailment_completion_tokens or 0),
     }
 
 
@@ -73,7 +73,7 @@ def main() -> int:
         ok &= row["calls"] == row["server"] and row["warm"] == 0
         print(f"| {distinct} | {meanings} | {row['calls']} | {row['server']} | {row['warm']} | {row['tokens']} | "
               f"{min(low, high)} .. {max(low, high)} |")  # fmt: skip
-    print("report's judge_calls == questions the server saw, warm cache asks nothing:", "yes" if ok else "NO")
+    print("report's entailment_calls == questions the server saw, warm cache asks nothing:", "yes" if ok else "NO")
     return 0 if ok else 1
 
 

@@ -11,22 +11,22 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from stabilitygate.against_baseline import NotCompared
-from stabilitygate.report.judge_facts import JudgeFacts
+from stabilitygate.report.entailment_facts import EntailmentFacts
 from stabilitygate.results import CaseMeasurement, CaseVerdict, UnreadableReply
 
 if TYPE_CHECKING:
-    from stabilitygate.pipeline.meanings import JudgeCost, Meanings
+    from stabilitygate.pipeline.meanings import EntailmentCost, Meanings
 
 UNREADABLE_SHOWN = 5  # distinct unreadable replies kept in the report
 
 
-def with_judge_cost(m: CaseMeasurement, cost: JudgeCost | None) -> CaseMeasurement:
+def with_entailment_cost(m: CaseMeasurement, cost: EntailmentCost | None) -> CaseMeasurement:
     """The judge's calls and tokens as metrics; its unreadable replies as a note and a diagnostic."""
     metrics = replace(
         m.metrics,
-        judge_calls=cost.calls if cost is not None else 0,
-        judge_prompt_tokens=cost.prompt_tokens if cost is not None else 0,
-        judge_completion_tokens=cost.completion_tokens if cost is not None else 0,
+        entailment_calls=cost.calls if cost is not None else 0,
+        entailment_prompt_tokens=cost.prompt_tokens if cost is not None else 0,
+        entailment_completion_tokens=cost.completion_tokens if cost is not None else 0,
     )
     notes, diagnostics = list(m.notes), m.diagnostics
     if cost is not None and cost.unreadable:
@@ -37,11 +37,11 @@ def with_judge_cost(m: CaseMeasurement, cost: JudgeCost | None) -> CaseMeasureme
             f'as "not the same meaning" (first: "{" ".join(first.split())[:80]}")'
         )
         shown = tuple(UnreadableReply(r, n) for r, n in cost.unreadable[:UNREADABLE_SHOWN])
-        diagnostics = replace(diagnostics, judge_unreadable=shown)
+        diagnostics = replace(diagnostics, entailment_unreadable=shown)
     return replace(m, metrics=metrics, notes=tuple(notes), diagnostics=diagnostics)
 
 
-def with_judge_errors(verdicts: Sequence[CaseVerdict], failed: Mapping[str, str]) -> list[CaseVerdict]:
+def with_entailment_errors(verdicts: Sequence[CaseVerdict], failed: Mapping[str, str]) -> list[CaseVerdict]:
     """Cases whose judge could not answer (their clusters, or the drift rule's question) become `error`."""
     out = []
     for verdict in verdicts:
@@ -55,12 +55,12 @@ def with_judge_errors(verdicts: Sequence[CaseVerdict], failed: Mapping[str, str]
     return out
 
 
-def judge_facts(meanings: Meanings | None, measurements: Sequence[CaseMeasurement]) -> JudgeFacts | None:
+def entailment_facts(meanings: Meanings | None, measurements: Sequence[CaseMeasurement]) -> EntailmentFacts | None:
     """The run's judge totals over its judged cases; None when no case has a judge."""
     if meanings is None:
         return None
     judged = [m for m in measurements if m.id in meanings.keys]
-    return JudgeFacts.of_cases(
+    return EntailmentFacts.of_cases(
         [m.metrics for m in judged],
         unreadable=sum(n for cost in meanings.costs.values() for _, n in cost.unreadable),
         failed=len(meanings.failed),
