@@ -295,7 +295,13 @@ def test_bad_suite_is_annotated_at_its_line_and_exits_2(
     errors = run.commands("error")
     assert errors and errors[0][0]["file"] == ".stability/suite.yml" and errors[0][0]["line"] == str(bad_line)
     assert "sampler" in errors[0][1]
-    assert run.outputs == {"verdict": "error", "report-json": "", "report-markdown": "", "failed-cases": ""}
+    assert run.outputs == {
+        "verdict": "error",
+        "outcome": "error",
+        "report-json": "",
+        "report-markdown": "",
+        "failed-cases": "",
+    }
     assert "exit code 2" in run.summary and "sampler" in run.summary
     assert github.requests == [] and model.count == 0
     assert "Traceback" not in run.log

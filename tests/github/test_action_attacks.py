@@ -299,7 +299,13 @@ def test_bad_input_caught_before_the_gate_still_writes_verdict_error(
 ) -> None:
     run = runner.run(inputs)
     assert_error_exit(run, 2, word)
-    assert run.outputs == {"verdict": "error", "report-json": "", "report-markdown": "", "failed-cases": ""}
+    assert run.outputs == {
+        "verdict": "error",
+        "outcome": "error",
+        "report-json": "",
+        "report-markdown": "",
+        "failed-cases": "",
+    }
 
 
 def wait_for(condition: object, what: str) -> None:
