@@ -88,7 +88,7 @@ def _check_sends_otherwise(
     if sent == kind.sent(case.provider, own, timeout_s=timeout_s):
         raise BadInput(
             f"{dotted(where)}: overrides {', '.join(overrides)}, but case {case.id!r}'s first request would be "
-            f"sent unchanged: a {variant.provider.type} provider sends {kind.sends}; expected an override that "
+            f"sent unchanged: its {variant.provider.type} provider sends {kind.sends}; expected an override that "
             "changes what is sent",
             path=parsed.path,
             line=parsed.line_of(where),

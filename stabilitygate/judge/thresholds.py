@@ -40,7 +40,7 @@ def _allowed_sample_errors(case: ResolvedCase, m: CaseMeasurement) -> int:
 
 def _top_error(m: CaseMeasurement) -> str:
     cause = most_common_cause(m.errors)
-    return "" if cause is None else f" ({cause.sentence()})"
+    return "" if cause is None else f" (most common error, {cause.count}x: {cause.error})"
 
 
 # --- thresholds -----------------------------------------------------------------------------------

@@ -117,11 +117,10 @@ def _error(case: ResolvedCase, m: CaseMeasurement, facts: SamplingFacts) -> str 
     if m.samples_ok >= 2 and m.sample_errors <= limit:
         return None
     cause = most_common_cause(m.errors)
-    why = [cause.sentence()] if cause is not None else []
     stopped = facts.fatal_error or ("interrupted" if facts.interrupted else None)
     stopped = stopped or (
         "the request budget ran out before every sample was drawn" if facts.budget_exhausted else None
     )
-    if stopped is not None and (cause is None or stopped not in cause.error):
-        why.append(stopped)
-    return f"{m.sample_errors} of {m.samples_requested} samples failed: {'; '.join(why) or 'fewer than 2 samples'}"
+    said = f"{m.sample_errors} of {m.samples_requested} samples failed"
+    said += f", {cause.sentence()}" if cause is not None else ": fewer than 2 samples"
+    return said + (f"; {stopped}" if stopped is not None and (cause is None or stopped not in cause.error) else "")

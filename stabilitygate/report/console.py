@@ -41,7 +41,7 @@ def _case_lines(case: CaseResult, shown: str) -> list[str]:
     lines = []
     cause = most_common_cause(case.errors)
     if cause is not None and cause.error not in shown:
-        lines.append(f"{counted(case.sample_errors, 'sample')} failed, {cause.sentence()}")
+        lines.append(cause.said())
     if case.completions:
         top = case.completions[0]
         text = " ".join(clean(top.text).split())

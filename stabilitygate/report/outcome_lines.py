@@ -67,5 +67,5 @@ def run_cause_line(report: Report) -> str | None:
     if sampling is None or not sampling.budget_exhausted:
         return None
     cause = most_common_cause(row for case in report.cases for row in case.errors)
-    told = f"; {cause.sentence()}" if cause is not None else ""
+    told = f"; {cause.said()}" if cause is not None else ""
     return f"The request budget (max_requests) ran out before every sample was drawn{told}."

@@ -29,9 +29,14 @@ class Cause:
     failed: int  # failed samples in all
 
     def sentence(self) -> str:
-        """'most common cause (3 of 5 failed samples): http_500: HTTP 500 ...'."""
-        share = "the failed sample" if self.failed == 1 else f"{self.count} of {self.failed} failed samples"
-        return f"most common cause ({share}): {self.error}"
+        """What follows "5 samples failed": 'most often (3 of them): http_500: HTTP 500 ...', or 'all with: ...'."""
+        if self.count == self.failed:
+            return f"{'with' if self.failed == 1 else 'all with'}: {self.error}"
+        return f"most often ({self.count} of them): {self.error}"
+
+    def said(self) -> str:
+        """The whole sentence: '5 samples failed, most often (3 of them): ...'."""
+        return f"{self.failed} sample{'' if self.failed == 1 else 's'} failed, {self.sentence()}"
 
 
 def most_common_cause(errors: Iterable[ErrorCount]) -> Cause | None:

@@ -451,3 +451,15 @@ def test_a_variants_own_key_is_masked_and_its_refusal_is_only_the_variants_error
     report = json.loads((runner.workspace / ".stabilitygate" / "report.json").read_text(encoding="utf-8"))
     (gateway,) = report["cases"][0]["variants"]
     assert "401" in gateway["error"] and key not in json.dumps(report)
+
+
+def test_outside_a_runner_only_secrets_are_masked(runner: Runner, model: ScriptedOpenAI) -> None:
+    """Run from a shell (docs/action.md, "Running the entrypoint without Docker"), the environment has the
+    shell's PWD and OLDPWD: named like a password, they hold paths, and a mask of the workspace's path
+    would hide it in every line of the log."""
+    write_suite(runner.workspace, model.base_url)
+    shell = {"PWD": str(runner.workspace), "OLDPWD": str(runner.tmp)}
+    run = runner.run({"comment": "false"}, env=shell)
+    assert run.code == 1, run.log  # wobbly's threshold, as in the other runs
+    masked = {line.removeprefix("::add-mask::") for line in run.log.splitlines() if line.startswith("::add-mask::")}
+    assert masked == {TOKEN, API_KEY}
