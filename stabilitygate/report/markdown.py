@@ -190,9 +190,8 @@ def _shares_in_words(report: Report) -> str:
     some = [m.any_correct for m in metrics if m.any_correct is not None]
     if not same_text:
         return ""
-    n = _common_n(report)
-    samples = f"all {n} samples" if n != "N" and len({c.samples_requested for c in report.cases}) == 1 else (
-        "every sample")  # fmt: skip
+    drawn = {c.samples_ok for c in report.cases if c.verdict != "unchanged"}  # what was measured, not asked
+    samples = f"all {drawn.pop()} samples" if len(drawn) == 1 else "every sample"
     text = f"{sum(same_text)} of {counted(len(same_text), 'case')} gave the same text in {samples}"
     if same_answer:
         text += f"; of the {len(same_answer)} whose answer is read, {sum(same_answer)} gave the same answer each time"

@@ -24,6 +24,14 @@ from tests.support.openai_server import ScriptedOpenAI
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "ghs_e2eSecretToken0123456789abcdef"
 API_KEY = "sk-e2e-secret-key-0123456789abcdef"
+#: The step outputs of a job that stopped before the gate could report.
+NO_REPORT_OUTPUTS = {
+    "verdict": "error",
+    "outcome": "error",
+    "report-json": "",
+    "report-markdown": "",
+    "failed-cases": "",
+}
 PR = 7
 OWNER = (1234, 1234)
 STEADY = "What is 2 + 2? Reply with the number only."
@@ -295,13 +303,7 @@ def test_bad_suite_is_annotated_at_its_line_and_exits_2(
     errors = run.commands("error")
     assert errors and errors[0][0]["file"] == ".stability/suite.yml" and errors[0][0]["line"] == str(bad_line)
     assert "sampler" in errors[0][1]
-    assert run.outputs == {
-        "verdict": "error",
-        "outcome": "error",
-        "report-json": "",
-        "report-markdown": "",
-        "failed-cases": "",
-    }
+    assert run.outputs == NO_REPORT_OUTPUTS
     assert "exit code 2" in run.summary and "sampler" in run.summary
     assert github.requests == [] and model.count == 0
     assert "Traceback" not in run.log
