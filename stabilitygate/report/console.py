@@ -40,7 +40,7 @@ def _case_lines(case: CaseResult, shown: str) -> list[str]:
     completions, so that the reader need not open the Markdown file to see what the model said."""
     lines = []
     cause = most_common_cause(case.errors)
-    if cause is not None and cause.error not in shown:
+    if cause is not None and not cause.told_in(shown):
         lines.append(cause.said())
     if case.completions:
         top = case.completions[0]

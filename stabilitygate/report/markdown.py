@@ -366,7 +366,7 @@ def _details(case: CaseResult, limit: int, run: RunFacts) -> dict[str, object]:
 def _cause(case: CaseResult, reasons: list[str]) -> str | None:
     """Why the case's samples failed, unless a reason already says it (sampling/causes.py)."""
     cause = most_common_cause(case.errors)
-    if cause is None or any(cause.error in reason for reason in reasons):
+    if cause is None or any(cause.told_in(reason) for reason in reasons):
         return None
     return f"{counted(case.sample_errors, 'sample')} of {case.samples_requested} failed, {cause.sentence()}"
 

@@ -18,6 +18,8 @@ from stabilitygate.results import ErrorCount
 BUDGET_NOTE = " (request budget exhausted)"
 #: A cause is shown on one line, this long at most.
 CAUSE_CHARS = 240
+#: A text that holds this much of the cause's message already says it.
+TOLD_CHARS = 60
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,12 @@ class Cause:
         if self.count == self.failed:
             return f"{'with' if self.failed == 1 else 'all with'}: {self.error}"
         return f"most often ({self.count} of them): {self.error}"
+
+    def told_in(self, text: str) -> bool:
+        """Whether `text` already says this cause: its message (the error after its kind, as the sampler
+        wrote it), or the start of it, appears there (a reason quotes it, cut or not)."""
+        message = self.error.split(": ", 1)[-1]
+        return message[:TOLD_CHARS] in " ".join(text.split())
 
     def said(self) -> str:
         """The whole sentence: '5 samples failed, most often (3 of them): ...'."""

@@ -235,6 +235,7 @@ def test_pull_request_run_comments_once_then_updates(runner: Runner, github: Fak
     assert "wobbly" in errors[0][0]["title"]
     assert first.outputs == {
         "verdict": "fail",
+        "outcome": "fail",
         "report-json": ".stabilitygate/report.json",
         "report-markdown": ".stabilitygate/report.md",
         "failed-cases": "wobbly",

@@ -248,7 +248,7 @@ def assert_error_exit(run: Run, code: int, *words: str) -> None:
     for word in words:
         assert any(word in message for message in errors), errors
     assert run.outputs.get("verdict") == "error", run.outputs
-    assert f"exit code {code}" in run.summary or "LLM stability: error" in run.summary
+    assert f"exit code {code}" in run.summary or "could not measure: the job fails (exit 3)" in run.summary
     assert_commands_resumed(run)
     assert "Traceback" not in run.log
 
