@@ -140,3 +140,18 @@ def test_a_failing_case_shows_its_cause_in_the_console_and_the_comment(life: Lif
     cause = "(most common error, 10x: http_503: HTTP 503 from "
     assert cause in step.stderr and "overloaded" in step.stderr  # in the case's reason, said once
     assert "overloaded" in step.markdown_bytes.decode()
+
+
+def test_a_case_that_passes_with_failed_samples_still_says_why_they_failed(life: Life) -> None:
+    suite = life.write_suite(CASES[2:3], **{**TOP, "sampling": {**TOP["sampling"], "retries": 0}})
+    assert life.cli("run", str(suite), "--update-baseline").code == 0
+    served = life.model.count
+    overloaded = Fault("status", status=503, body='{"error": {"message": "overloaded"}}', at={served + 2, served + 5})
+    life.model.faults = [overloaded]
+    step = life.cli("run", str(suite))
+    assert step.code == 0 and step.report["cases"][0]["sample_errors"] == 2
+    said = "failed samples of hello (pass): 2 samples failed, all with: http_503: HTTP 503 from "
+    assert f"stabilitygate: {said}" in step.stderr and "overloaded" in step.stderr
+    assert "Failed samples of hello (pass): 2 samples failed, all with: http\\_503: HTTP 503" in (
+        step.markdown_bytes.decode()
+    )

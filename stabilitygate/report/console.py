@@ -5,8 +5,9 @@ from __future__ import annotations
 from stabilitygate.judge.wording import counted
 from stabilitygate.report.baseline_lines import baseline_lines
 from stabilitygate.report.model import CaseResult, Report, Summary
-from stabilitygate.report.outcome_lines import job_sentence, run_cause_line
+from stabilitygate.report.outcome_lines import job_sentence, quiet_causes, run_cause_line
 from stabilitygate.report.safe_text import clean
+from stabilitygate.results import VerdictName
 from stabilitygate.sampling.causes import most_common_cause
 
 #: The summary's counts as the verdict line words them: (key, one, more than one).
@@ -23,7 +24,8 @@ EXAMPLE_CHARS = 200  # of the example completion shown under a case worth a look
 def summary_lines(report: Report) -> list[str]:
     """What became of the baseline, the verdict with its counts, then one line per case worth a look."""
     recorded = report.run.baseline.status == "updated"
-    quiet = ("pass", "unchanged", "new") if recorded else ("pass", "unchanged")  # a recorded new case is fine
+    # Shown no further (a recorded new case is fine): only their failed samples' cause, when they have some.
+    quiet: tuple[VerdictName, ...] = ("pass", "unchanged", "new") if recorded else ("pass", "unchanged")
     told = (_as_log_line(line) for line in baseline_lines(report))
     ran_out = [f"stabilitygate: {_lower(line)}" for line in [run_cause_line(report)] if line]
     lines = [*_embedding_line(report), *_baseline_line(report), *told, *ran_out, *_verdict_line(report, recorded)]
@@ -32,6 +34,7 @@ def summary_lines(report: Report) -> list[str]:
             reasons = "; ".join(case.reasons[:REASONS_SHOWN])
             lines.append(f"  {case.id}: {case.verdict}: {reasons}")
             lines.extend(f"    {line}" for line in _case_lines(case, reasons))
+    lines.extend(f"stabilitygate: {_lower(line)}" for line in quiet_causes(report, quiet))
     return lines
 
 

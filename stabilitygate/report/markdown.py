@@ -22,7 +22,7 @@ from stabilitygate.report import safe_text
 from stabilitygate.report.baseline_lines import baseline_lines
 from stabilitygate.report.meaning_lines import bar_cut_line, meaning_lines
 from stabilitygate.report.model import CaseResult, ParsedBy, Report, RunFacts, Summary
-from stabilitygate.report.outcome_lines import headline, headline_emoji, run_cause_line
+from stabilitygate.report.outcome_lines import headline, headline_emoji, quiet_causes, run_cause_line
 from stabilitygate.report.power_line import power_line
 from stabilitygate.report.remedy_lines import conditions_cell, remedy_lines, variants_section
 from stabilitygate.sampling.causes import most_common_cause
@@ -407,6 +407,7 @@ def _run_notes(report: Report) -> list[str]:
     budget = run_cause_line(report)
     if budget is not None:
         notes.append(budget)
+    notes.extend(quiet_causes(report, ("pass", "unchanged")))  # the cases without details of their own
     if report.run.entailment is not None:
         notes.append(report.run.entailment.summary)
     notes.extend(baseline_lines(report))

@@ -8,9 +8,12 @@ regression under `--fail-on never` says "1 regressed; --fail-on never: the job p
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from stabilitygate.errors import EXIT_CANNOT_MEASURE, EXIT_FAIL
 from stabilitygate.judge.wording import counted
 from stabilitygate.report.model import Report
+from stabilitygate.results import VerdictName
 from stabilitygate.sampling.causes import most_common_cause
 
 #: The summary's counts that are findings (a case a reader should look at), as the heading words them.
@@ -69,3 +72,21 @@ def run_cause_line(report: Report) -> str | None:
     cause = most_common_cause(row for case in report.cases for row in case.errors)
     told = f"; {cause.said()}" if cause is not None else ""
     return f"The request budget (max_requests) ran out before every sample was drawn{told}."
+
+
+#: Cases that passed with failed samples are named this many at most (the report has every one).
+QUIET_CAUSES_SHOWN = 5
+
+
+def quiet_causes(report: Report, quiet: Collection[VerdictName]) -> list[str]:
+    """Why the failed samples of cases shown no further (their verdict in `quiet`) failed, one line each:
+    a case that passes with failed samples still says what its requests failed with."""
+    lines = []
+    for case in report.cases:
+        cause = most_common_cause(case.errors) if case.verdict in quiet else None
+        if cause is not None:
+            lines.append(f"Failed samples of {case.id} ({case.verdict}): {cause.said()}.")
+    more = len(lines) - QUIET_CAUSES_SHOWN
+    return lines[:QUIET_CAUSES_SHOWN] + (
+        [f"Failed samples in {more} more cases: the report JSON has them."] if more > 0 else []
+    )
