@@ -24,29 +24,27 @@ from scripted_server import scripted_server  # bench/, beside this script
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # stabilitygate without an install
 
+from stabilitygate.cases import resolve  # noqa: E402
 from stabilitygate.pipeline.run import draw_samples  # noqa: E402
-from stabilitygate.providers.openai import OpenAIConfig  # noqa: E402
-from stabilitygate.suite.model import Message, ResolvedCase, Sampling, Thresholds  # noqa: E402
+from stabilitygate.suite.load import parse_suite_file  # noqa: E402
+from stabilitygate.suite.model import ResolvedCase, Sampling  # noqa: E402
 
 LATENCY_S = 0.05
 ROUNDS = 3
 
 
 def _variants(base_url: str, cases: int, samples: int) -> list[ResolvedCase]:
-    config = OpenAIConfig(type="openai", model="bench", base_url=base_url, params={"temperature": 0, "seed": 7})
-    return [
-        ResolvedCase(
-            id=f"case{i}@seeded",
-            line=None,
-            messages=(Message(role="user", content=f"question {i}"),),
-            provider=config,
-            thresholds=Thresholds(),
-            answer=None,
-            expected=None,
-            samples=samples,
-        )
-        for i in range(cases)
-    ]
+    """The cases' one variant each, as the suite file resolves them (`CASE@seeded`)."""
+    suite = {
+        "version": 1,
+        "name": "bench",
+        "provider": {"type": "openai", "model": "bench", "base_url": base_url, "params": {"temperature": 0}},
+        "sampling": {"samples": samples},
+        "variants": {"seeded": {"params": {"seed": 7}}},
+        "cases": [{"id": f"case{i}", "prompt": f"question {i}"} for i in range(cases)],
+    }
+    loaded = resolve(parse_suite_file(json.dumps(suite), "bench.yml"))  # JSON is YAML
+    return [variant.case for found in loaded.variants.values() for variant in found]
 
 
 def _timed(variants: list[ResolvedCase], settings: Sampling, grouped: bool) -> float:
