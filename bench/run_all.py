@@ -30,6 +30,7 @@ BENCHES = [
     ("reading and writing a report of 2,000 cases, typed, next to jsonschema", "bench_report_read.py", []),
     ("number reader: agreement with a human reading", "bench_numbers.py", []),
     ("remedies: the variants' and the probe's exact tests, false alarms and power", "bench_remedies.py", []),
+    ("variants: each drawn alone (a budget of its own) against one call a name", "bench_variant_draws.py", []),
     ("pip install in a fresh venv: time, size, first and second semantic run", "bench_install.py", []),
 ]
 

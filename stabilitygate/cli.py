@@ -5,6 +5,7 @@ Nothing heavy is imported here: `--help` and `validate` must stay fast and never
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -12,11 +13,11 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 import click
 
-from stabilitygate.errors import EXIT_BAD_INPUT, EXIT_CANNOT_MEASURE
+from stabilitygate.errors import EXIT_BAD_INPUT, EXIT_CANNOT_MEASURE, BadInput
 from stabilitygate.failures import Failure, guarded, sigterm_interrupts
 from stabilitygate.judge.fail_on import FAIL_ON_CHOICES
 from stabilitygate.log import log_to_stderr
-from stabilitygate.pipeline.options import Shard
+from stabilitygate.pipeline.options import DEFAULT_SUITE, STARTER_PROVIDERS, Shard, StarterProvider
 from stabilitygate.version import __version__
 
 if TYPE_CHECKING:
@@ -27,6 +28,8 @@ Command = TypeVar("Command", bound=Callable[..., None])
 Flags: TypeAlias = dict[str, Any]  # click's parsed flags: untyped where they enter
 
 PathArg = click.Path(path_type=Path, dir_okay=False)
+#: The suite argument of every command: optional, `.stability/suite.yml` as in the Action.
+SUITE_ARG = click.argument("suite", type=PathArg, required=False, default=Path(DEFAULT_SUITE))
 ACCEPT_SUITE = click.option(
     "--accept-baseline-suite",
     metavar="NAME",
@@ -86,13 +89,13 @@ def cli() -> None:
 
 
 @cli.command()
-@click.argument("suite", type=PathArg)
+@SUITE_ARG
 def validate(suite: Path) -> None:
     """Check a suite file and exit (0 valid, 2 not)."""
     from stabilitygate.cases import environment_problems, load_suite
     from stabilitygate.judge.wording import counted
 
-    loaded = load_suite(suite)
+    loaded = load_suite(_existing(suite))
     cases = loaded.resolved_cases()
     click.echo(f"{suite}: valid ({counted(len(cases), 'case')}, {counted(sum(c.samples for c in cases), 'sample')})")
     for problem in environment_problems(loaded):  # the file is valid; the run would stop at the first
@@ -100,7 +103,7 @@ def validate(suite: Path) -> None:
 
 
 @cli.command()
-@click.argument("suite", type=PathArg)
+@SUITE_ARG
 @click.option("--baseline", type=PathArg, help="Baseline file (default: SUITE with .baseline.json).")
 @click.option("--update-baseline", is_flag=True, help="Plan the recording of a baseline instead of a run.")
 @click.option("--samples", type=click.IntRange(min=2), help="Samples per case (overrides the suite).")
@@ -112,7 +115,7 @@ def plan(
     from stabilitygate.pipeline.plan import plan_suite
 
     planned = plan_suite(
-        suite,
+        _existing(suite),
         baseline=baseline,
         update_baseline=update_baseline,
         samples=samples,
@@ -123,7 +126,7 @@ def plan(
 
 
 @cli.command()
-@click.argument("suite", type=PathArg)
+@SUITE_ARG
 @_report_flags
 @click.option("--samples", type=click.IntRange(min=2), help="Samples per case (overrides the suite).")
 @click.option("--concurrency", type=click.IntRange(min=1), help="Requests in flight (overrides the suite).")
@@ -149,7 +152,7 @@ def run(suite: Path, **kwargs: object) -> None:
     flags: Flags = kwargs
     files = _report_files(flags)
     report = api.run(
-        suite,
+        _existing(suite),
         **_judging(flags),
         samples=flags["samples"],
         concurrency=flags["concurrency"],
@@ -166,14 +169,21 @@ def run(suite: Path, **kwargs: object) -> None:
 
 @cli.command()
 @click.argument("samples", type=PathArg, nargs=-1, required=True)
-@click.option("--suite", "suite", type=PathArg, required=True, help="The suite the samples were drawn for.")
+@click.option(
+    "--suite",
+    "suite",
+    type=PathArg,
+    default=Path(DEFAULT_SUITE),
+    show_default=True,
+    help="The suite the samples were drawn for.",
+)
 @_report_flags
 def score(samples: Sequence[Path], suite: Path, **kwargs: object) -> None:
     """Measure, judge and report from samples files of an earlier run, calling no model."""
     from stabilitygate import api
 
     files = _report_files(kwargs)
-    _finish(api.score(list(samples), suite=suite, **_judging(kwargs)), files)
+    _finish(api.score(list(samples), suite=_existing(suite), **_judging(kwargs)), files)
 
 
 @cli.command()
@@ -186,6 +196,37 @@ def merge(reports: Sequence[Path], suite: Path | None, **kwargs: object) -> None
 
     files = _report_files(kwargs)
     _finish(api.merge(list(reports), suite=suite, **_judging(kwargs)), files)
+
+
+@cli.command()
+@click.option(
+    "--provider",
+    type=click.Choice(STARTER_PROVIDERS),
+    help="The starter suite's provider (default: openai when OPENAI_API_KEY is set, else anthropic when "
+    "ANTHROPIC_API_KEY is, else the embedded local model).",
+)
+def init(provider: StarterProvider | None) -> None:
+    """Write a commented starter suite and the pull-request and baseline workflows (nothing is overwritten)."""
+    from stabilitygate.pipeline.starter import starter, write_starter
+
+    chosen = starter(os.environ, provider)
+    written = write_starter(Path.cwd(), chosen)  # all or nothing: exit 2 before any file when one exists
+    click.echo(f"stabilitygate: provider {chosen.provider} ({chosen.why})")
+    for path in written:
+        click.echo(f"wrote {path.relative_to(Path.cwd())}")
+    for line in chosen.next_steps():
+        click.echo(line)
+
+
+def _existing(suite: Path) -> Path:
+    """The suite path; the default one, when missing, is bad input that says how to get one."""
+    if suite == Path(DEFAULT_SUITE) and not suite.exists():
+        raise BadInput(
+            "no such file (the default suite path: give the suite's path, or `stabilitygate init` writes a "
+            "starter suite there)",
+            path=DEFAULT_SUITE,
+        )
+    return suite
 
 
 def main(argv: Sequence[str] | None = None) -> int:

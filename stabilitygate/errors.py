@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 EXIT_PASS = 0
 EXIT_FAIL = 1
 EXIT_BAD_INPUT = 2
 EXIT_CANNOT_MEASURE = 3
+
+#: What the job does under the chosen `--fail-on`, beside what the run found (the report's `verdict`):
+#: the report's `outcome` (docs/design.md §8). A report is never written for bad input.
+JobOutcome = Literal["pass", "fail", "error"]
+
+
+def job_outcome(exit_code: int) -> JobOutcome:
+    """pass (exit 0), fail (exit 1), error (exit 3: the run could not measure)."""
+    return "pass" if exit_code == EXIT_PASS else "fail" if exit_code == EXIT_FAIL else "error"
 
 
 class GateError(Exception):

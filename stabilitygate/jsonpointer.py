@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections import deque
 
 from pydantic import JsonValue
 
@@ -28,3 +30,27 @@ def resolve_pointer(doc: JsonValue, pointer: str) -> tuple[bool, JsonValue]:
         else:
             return False, None
     return True, doc
+
+
+#: `nearest_pointer` looks at this many of a document's pointers at most (breadth first).
+MAX_POINTERS = 2000
+
+
+def pointers_in(doc: JsonValue, limit: int = MAX_POINTERS) -> list[str]:
+    """Every pointer that exists in `doc` but the whole document's, breadth first, at most `limit`."""
+    found: list[str] = []
+    todo: deque[tuple[str, JsonValue]] = deque([("", doc)])
+    while todo and len(found) < limit:
+        prefix, node = todo.popleft()
+        children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, child in children:
+            pointer = f"{prefix}/{str(key).replace('~', '~0').replace('/', '~1')}"
+            found.append(pointer)
+            todo.append((pointer, child))
+    return found[:limit]
+
+
+def nearest_pointer(doc: JsonValue, pointer: str) -> str | None:
+    """The pointer of `doc` closest in spelling to `pointer` (a typo's likely intent), or None."""
+    close = difflib.get_close_matches(pointer, pointers_in(doc), n=1, cutoff=0.6)
+    return close[0] if close else None

@@ -4,12 +4,15 @@ Version 2 renamed what no longer said what was true (docs/design.md §8, "Versio
 corrected p-values, no longer Holm's since the family became a min-p step-down, and the entailment
 judge's keys, which shared their name with the verdict layer. `merge`, `comment-from` and
 `score --baseline` still read a version-1 file; anything else about it is validated as usual.
+A report written before the report said the job's `outcome` beside its `verdict` gets it from its exit
+code, which it always held.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from stabilitygate.errors import job_outcome
 from stabilitygate.typed_json import SCHEMA_VERSION
 
 __all__ = ["baseline_as_current", "report_as_current"]
@@ -33,11 +36,23 @@ Change = Callable[[object], object]
 
 
 def report_as_current(data: object) -> object:
-    """A version-1 report's keys renamed as version 2 writes them; any other value as it is."""
+    """A version-1 report's keys renamed as version 2 writes them, and the `outcome` of a report
+    without one; any other value as it is."""
     if not _is_version_1(data):
-        return data
+        return _with_outcome(data)
     case = _changing({"metrics": _metrics, "diagnostics": _diagnostics, "baseline": _compared})
-    return _changing({"run": _renaming(_RUN_V1), "cases": _each(case)}, current=True)(data)
+    return _with_outcome(_changing({"run": _renaming(_RUN_V1), "cases": _each(case)}, current=True)(data))
+
+
+def _with_outcome(data: object) -> object:
+    """The report with `outcome` said from its exit code when it has none (a valid exit code only:
+    anything else is left for the validation to name)."""
+    if not isinstance(data, Mapping) or "outcome" in data:
+        return data
+    code = data.get("exit_code")
+    if type(code) is not int or code not in (0, 1, 3):
+        return data
+    return {**data, "outcome": job_outcome(code)}
 
 
 def baseline_as_current(data: object) -> object:

@@ -30,6 +30,9 @@ _LAST_WORDS = frozenset(
 #: ... or stands anywhere in it (SSH_PRIVATE_KEY_B64, DB_PASSWORD_VALUE).
 _ANY_WORDS = frozenset({"SECRET", "PASSWORD", "PASSWD", "PRIVATE", "TOKEN", "CREDENTIALS"})
 _NAME_WORDS = re.compile(r"[_.-]+")
+#: Named like a password (`PWD`) but the shell's working directories: masking one hides a path (the
+#: workspace) in every log line, and no secret is ever there.
+_NOT_SECRETS = frozenset({"PWD", "OLDPWD"})
 #: The Action's inputs whose values are its own settings (paths, numbers, booleans, choices; see
 #: action.yml): shown in the report anyway, and redacting "true" or a path would alter completions.
 #: Every other `INPUT_*` value, the token first, is a secret.
@@ -142,6 +145,8 @@ def environment_secrets(environ: Mapping[str, str]) -> list[str]:
 def is_secret_name(name: str) -> bool:
     """Whether the variable `name` holds a secret by its name alone (the runner's or a credential's)."""
     upper = name.upper()
+    if upper in _NOT_SECRETS:
+        return False
     if upper.startswith("ACTIONS_"):
         return True
     if upper.startswith("INPUT_"):

@@ -10,10 +10,12 @@ model of its provider's type, so a key the type does not take is exit 2 at the v
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from pydantic import ValidationError
 
 from stabilitygate.errors import BadInput
+from stabilitygate.providers.interface import Request
 from stabilitygate.providers.registry import provider_class
 from stabilitygate.suite.expected import check_expected
 from stabilitygate.suite.load import ParsedSuite, Path_, dotted, to_bad_input
@@ -22,6 +24,8 @@ from stabilitygate.suite.variants import ResolvedVariant, idempotency_thresholds
 
 #: The order a variant's overrides are named in.
 OVERRIDE_ORDER = ("provider", "params", "system", "prompt", "messages", "answer", "idempotency")
+#: The overrides that act only through what is sent: a variant of these alone must change the request.
+SENT_OVERRIDES = frozenset({"provider", "params", "system", "prompt", "messages"})
 
 
 def resolve_variants(parsed: ParsedSuite, cases: Sequence[ResolvedCase]) -> dict[str, tuple[ResolvedVariant, ...]]:
@@ -64,7 +68,31 @@ def _resolve_one(
         }
     )
     overrides = tuple(key for key in OVERRIDE_ORDER if key in variant.overrides)
+    if set(overrides) <= SENT_OVERRIDES:
+        _check_sends_otherwise(parsed, case, as_case, overrides, where)
     return ResolvedVariant(name, case.id, as_case, overrides, parsed.line_of(where))
+
+
+def _check_sends_otherwise(
+    parsed: ParsedSuite, case: ResolvedCase, variant: ResolvedCase, overrides: Sequence[str], where: Path_
+) -> None:
+    """A variant that overrides only what is sent must change what is sent: else it would be measured, and
+    reported better or worse, for noise alone (params on an http body that sends none, say)."""
+    timeout_s = parsed.suite.sampling.timeout_s
+    own = Request.of_case(case, 0)
+    theirs = replace(Request.of_case(variant, 0), case_id=own.case_id, idempotency_key=own.idempotency_key)
+    kind = provider_class(variant.provider.type)
+    sent = kind.sent(variant.provider, theirs, timeout_s=timeout_s)
+    if sent is None or provider_class(case.provider.type) is not kind:
+        return
+    if sent == kind.sent(case.provider, own, timeout_s=timeout_s):
+        raise BadInput(
+            f"{dotted(where)}: overrides {', '.join(overrides)}, but case {case.id!r}'s first request would be "
+            f"sent unchanged: its {variant.provider.type} provider sends {kind.sends}; expected an override that "
+            "changes what is sent",
+            path=parsed.path,
+            line=parsed.line_of(where),
+        )
 
 
 def _messages(messages: tuple[Message, ...], variant: Variant) -> tuple[Message, ...]:

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from stabilitygate.cases import secret_env_names
-from stabilitygate.secrets import PUBLIC_INPUTS, Secrets, collect_secrets, redact
+from stabilitygate.secrets import PUBLIC_INPUTS, Secrets, collect_secrets, is_secret_name, redact
 from tests.support.app_server import more_key_spellings as redaction_spellings
 from tests.support.suites import parse_suite
 
@@ -178,3 +178,9 @@ def test_a_key_is_redacted_before_the_text_is_cut() -> None:
     text = "x" * 290 + SECRET + " and more"
     assert secrets.cut(text, 300) == "x" * 290 + "*** and mo..."
     assert SECRET[:-1] not in secrets.cut(text, 300 + len(SECRET) - 1)
+
+
+def test_the_shells_working_directories_are_not_secrets_but_a_password_named_pwd_is() -> None:
+    env = {"PWD": "/home/runner/work/repo/repo", "OLDPWD": "/home/runner", "DB_PWD": "hunter2-but-longer"}
+    assert not is_secret_name("PWD") and not is_secret_name("OLDPWD") and is_secret_name("DB_PWD")
+    assert collect_secrets((), env).values == {"hunter2-but-longer"}

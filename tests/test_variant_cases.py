@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -169,3 +171,57 @@ def test_the_bundled_remedies_example_loads_with_its_variants() -> None:
     greedy = loaded.variants["sampled"][0].case
     assert greedy.provider.params is not None and greedy.provider.params["temperature"] == 0
     assert loaded.suite.sampling.probe == "concurrency"
+
+
+HTTP_SUITE = """\
+version: 1
+name: app
+provider:
+  type: http
+  url: http://127.0.0.1:9/classify
+  body: '{{"ticket": {{{{ prompt|tojson }}}}}}'
+  completion_pointer: /label
+sampling: {{samples: 4}}
+cases:
+  - id: ticket
+    prompt: I was charged twice.
+    variants:
+      {variant}
+"""
+
+
+def test_a_variant_that_changes_nothing_the_provider_sends_is_exit_2_naming_why(tmp_path: Path) -> None:
+    """A `greedy` params variant on an http case whose body sends no params was measured and reported
+    "better" for noise alone; the command refuses it at load, at the variant's line."""
+    path = write(tmp_path, HTTP_SUITE.format(variant="greedy: {params: {temperature: 0}}"))
+    done = subprocess.run(
+        [sys.executable, "-m", "stabilitygate", "validate", str(path)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    (line,) = done.stderr.strip().splitlines()
+    assert line == (
+        f"stabilitygate: error: {path}:13: cases[0].variants.greedy: overrides params, but case 'ticket''s first "
+        "request would be sent unchanged: its http provider sends what its `body` template renders (params only "
+        "where the template uses them), to its url, with its headers; expected an override that changes what is sent"
+    )
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        "reworded: {prompt: Was I charged twice}",  # the body renders the prompt
+        "other: {provider: {url: 'http://127.0.0.1:9/v2/classify'}}",  # another address
+        "read: {params: {temperature: 0}, answer: {text: {normalize: [lower]}}}",  # a parser is not sent
+    ],
+)
+def test_a_variant_that_changes_what_is_sent_or_how_it_is_read_loads(tmp_path: Path, variant: str) -> None:
+    loaded = load_suite(write(tmp_path, HTTP_SUITE.format(variant=variant)))
+    assert len(loaded.variants["ticket"]) == 1
+
+
+def test_params_reach_an_http_body_that_sends_them_and_an_api_provider_always(tmp_path: Path) -> None:
+    sends = HTTP_SUITE.replace("prompt|tojson }}}}}}'", 'prompt|tojson }}}}, "params": {{{{ params|tojson }}}}}}\'')
+    assert load_suite(write(tmp_path, sends.format(variant="greedy: {params: {temperature: 0}}"))).variants
+    same = SUITE.replace("seeded: {params: {seed: 7}}", "same: {params: {temperature: 0}}")  # the value it has
+    with pytest.raises(BadInput, match=r"variants\.same: overrides params, but case 'borough''s first request"):
+        load_suite(write(tmp_path, same))

@@ -15,11 +15,10 @@ from pathlib import Path
 
 from stabilitygate.errors import BadInput
 from stabilitygate.judge.fail_on import FAIL_ON_CHOICES, FailOn
-from stabilitygate.pipeline.options import Shard
+from stabilitygate.pipeline.options import DEFAULT_SUITE, Shard
 
 #: The workflow may point the embedding cache elsewhere ("off": none); default .stabilitygate/embeddings.
 CACHE_ENV = "STABILITYGATE_CACHE_DIR"
-DEFAULT_SUITE = ".stability/suite.yml"
 # The YAML 1.2 core-schema spellings, as actions/toolkit's getBooleanInput accepts them; nothing else.
 TRUE_WORDS = ("true", "True", "TRUE")
 FALSE_WORDS = ("false", "False", "FALSE")

@@ -114,7 +114,10 @@ def annotate_failure(outcome: GateOutcome, secrets: Secrets) -> None:
 def error_outputs(environ: Mapping[str, str]) -> None:
     """The step outputs of a job that stopped before the gate could report: `verdict=error`."""
     try:
-        wc.set_outputs({"verdict": "error", "report-json": "", "report-markdown": "", "failed-cases": ""}, environ)
+        wc.set_outputs(
+            {"verdict": "error", "outcome": "error", "report-json": "", "report-markdown": "", "failed-cases": ""},
+            environ,
+        )
     except OSError as exc:
         wc.warning(f"could not write the step outputs: {exc}", title=TOOL_NAME)
 
@@ -133,6 +136,7 @@ def set_outputs(
         wc.set_outputs(
             {
                 "verdict": report.verdict if report is not None else "error",
+                "outcome": report.outcome if report is not None else "error",
                 "report-json": files.shown(files.report_json) if report is not None else "",
                 "report-markdown": files.shown(files.markdown) if report is not None else "",
                 "failed-cases": ",".join(c.id for c in failing),

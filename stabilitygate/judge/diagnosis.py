@@ -9,11 +9,12 @@ samples all agree, or that has fewer than two, gets none.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from stabilitygate.conditions import Idempotency
 from stabilitygate.judge.wording import p_phrase
+from stabilitygate.measure.parsers import NOTHING_AT
 from stabilitygate.remedies import ProbeResult, VariantResult
 from stabilitygate.results import CaseMeasurement, VerdictName
 from stabilitygate.suite.model import ParserKind
@@ -43,6 +44,23 @@ class Evidence:
 
 
 Rule = Callable[[Evidence], str | None]
+
+#: The remedy each kind of answer allows (docs/design.md §16.2): an enum fits labels, a schema JSON,
+#: neither a number or a text.
+FORMAT_REMEDY: Mapping[ParserKind, str] = {
+    "json": "ask for the format explicitly or use a strict schema",
+    "choice": "ask for the bare label or use an enum of the labels",
+    "number": "ask for the number alone",
+    "regex": "ask for the form the regex reads",
+    "text": "check the text parser's normalisation",
+}
+DECISION_REMEDY: Mapping[ParserKind, str] = {
+    "json": "consider a strict schema or an enum",
+    "choice": "consider an enum of the labels, or a less ambiguous prompt",
+    "number": "make the prompt less ambiguous, or take a majority vote over samples",
+    "regex": "make the prompt less ambiguous",
+    "text": "make the prompt less ambiguous",
+}
 
 
 def diagnose(evidence: Evidence) -> str | None:
@@ -137,10 +155,11 @@ def _format_varies(e: Evidence) -> str | None:
     failures = m.metrics.parse_failures or 0
     if e.parser is None or not failures or len(m.answers) > 1:
         return None
-    return (
-        f"the format varies: {failures} of {e.samples} completions do not parse; ask for the format explicitly "
-        "or use a strict schema"
-    )
+    if any(f"(first: {NOTHING_AT}" in note for note in m.notes):  # JSON, read at the wrong place
+        return (
+            f"the pointer misses: {failures} of {e.samples} completions hold JSON with nothing there; check answer.json"
+        )
+    return f"the format varies: {failures} of {e.samples} completions do not parse; {FORMAT_REMEDY[e.parser]}"
 
 
 def _decision_varies(e: Evidence) -> str | None:
@@ -149,7 +168,7 @@ def _decision_varies(e: Evidence) -> str | None:
         return None
     return (
         f"the decision itself varies: {len(m.answers)} answers, the most frequent in {m.answers[0].count} of "
-        f"{e.samples}: consider a strict schema or an enum"
+        f"{e.samples}: {DECISION_REMEDY[e.parser]}"
     )
 
 
@@ -158,9 +177,9 @@ def _meaning_varies(e: Evidence) -> str | None:
     if e.parser is not None or clusters is None or clusters < 2:
         return None
     share = e.measurement.metrics.semantic_agreement or 0.0
-    return (
+    return (  # free text: no parser, schema or enum to offer; the prompt and the decoding are what is left
         f"the meaning itself varies: {clusters} meanings, the largest holding {round(share * e.samples)} of "
-        f"{e.samples}: constrain the answer (a parser with a schema or an enum)"
+        f"{e.samples}: say in the prompt what the answer must state, or lower the temperature"
     )
 
 

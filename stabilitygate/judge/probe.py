@@ -70,6 +70,8 @@ def _probe(case: ResolvedCase, samples: Sequence[Sample]) -> ProbeResult:
         p_value=_rarer_under_load_p(counts_alone, counts_loaded, alone, loaded) if modal is not None else None,
         p_holm=None,
         depends=False,
+        alone_unparsed=alone.count(None),
+        under_load_unparsed=loaded.count(None),
     )
 
 
@@ -100,8 +102,8 @@ def _answer(case: ResolvedCase, sample: Sample) -> str | None:
 
 
 def _distinct(values: Sequence[str | None]) -> int:
-    """Distinct answers, each failed parse one of its own."""
-    return len({v for v in values if v is not None}) + values.count(None)
+    """Distinct answers among those that parsed: a failed parse is no answer (it is counted apart)."""
+    return len({v for v in values if v is not None})
 
 
 def probed_cases(cases: Sequence[ResolvedCase], probe: Probe | None) -> list[ResolvedCase]:

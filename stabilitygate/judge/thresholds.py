@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from stabilitygate.plain import round_float
 from stabilitygate.results import Agreement, CaseMeasurement
+from stabilitygate.sampling.causes import most_common_cause
 from stabilitygate.suite.model import ResolvedCase
 
 #: Shares are compared with this slack so that 9/10 meets min_agreement 0.9 although 0.9 * 10 is
@@ -38,13 +39,8 @@ def _allowed_sample_errors(case: ResolvedCase, m: CaseMeasurement) -> int:
 
 
 def _top_error(m: CaseMeasurement) -> str:
-    if not m.errors:
-        return ""
-    top = m.errors[0]
-    text = " ".join(top.error.split())
-    if len(text) > 160:
-        text = text[:159] + "…"
-    return f" (most common error, {top.count}x: {text})"
+    cause = most_common_cause(m.errors)
+    return "" if cause is None else f" (most common error, {cause.count}x: {cause.error})"
 
 
 # --- thresholds -----------------------------------------------------------------------------------

@@ -14,9 +14,14 @@ from dataclasses import dataclass, replace
 
 from stabilitygate.judge.discrete import holm
 from stabilitygate.judge.exact import drop_p
+from stabilitygate.judge.wording import decoded
 from stabilitygate.metrics import Agreement, MetricName
 from stabilitygate.remedies import Change, VariantResult
 from stabilitygate.results import CaseMeasurement
+from stabilitygate.typed_json import JSON
+
+#: A modal completion (a variant without a parser) is kept this long in the report.
+MODAL_CHARS = 300
 
 
 @dataclass(frozen=True)
@@ -29,6 +34,7 @@ class MeasuredVariant:
     samples_requested: int
     measurement: CaseMeasurement | None
     error: str | None = None
+    json_answer: bool = False  # its parser is `json`: answers are canonical JSON text, shown decoded
 
 
 def compare_variants(
@@ -91,8 +97,12 @@ def _result(variant: MeasuredVariant, own: Agreement | None) -> VariantResult:
     tokens = [m.metrics.prompt_tokens, m.metrics.completion_tokens]
     primary = agreement_on(own.metric, m) if own is not None else None
     testable = variant.error is None and own is not None and primary is not None
+    modal, modal_count = _modal(m, variant.json_answer)
     return replace(
         base,
+        accuracy=m.metrics.accuracy,
+        modal=modal,
+        modal_count=modal_count,
         unique_completions=m.metrics.unique_completions,
         answers=len(m.answers) if m.metrics.parsed_agreement is not None else None,
         parsed_agreement=m.metrics.parsed_agreement,
@@ -102,6 +112,20 @@ def _result(variant: MeasuredVariant, own: Agreement | None) -> VariantResult:
         p_value=two_sided_p(own, primary) if testable and own is not None and primary is not None else None,
         change=_change(own, primary) if testable and own is not None and primary is not None else None,
     )
+
+
+def _modal(m: CaseMeasurement, json_answer: bool) -> tuple[JSON, int | None]:
+    """The most common parsed answer (decoded) and its count; without a parser, the most common completion."""
+    if m.metrics.parsed_agreement is not None:
+        top = m.answers[0] if m.answers else None
+        return (_cut(decoded(top.answer, json_answer)), top.count) if top is not None else (None, None)
+    first = m.completions[0] if m.completions else None
+    return (_cut(first.text), first.count) if first is not None else (None, None)
+
+
+def _cut(value: JSON) -> JSON:
+    """A long text cut to MODAL_CHARS (the report's texts are bounded; the samples file has it whole)."""
+    return value[: MODAL_CHARS - 1] + "…" if isinstance(value, str) and len(value) > MODAL_CHARS else value
 
 
 def _change(own: Agreement, variant: Agreement) -> Change:

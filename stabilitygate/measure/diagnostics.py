@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from stabilitygate.measure.parsers import NOTHING_AT
 from stabilitygate.measure.tokens import token_spans
 from stabilitygate.plain import round_float
 from stabilitygate.results import Diagnostics
@@ -166,17 +167,30 @@ def suggestion(
         return text + "Make the prompt less ambiguous, pin a model snapshot, or take a majority vote over samples."
     if parse_failures:
         why = f" ({first_parse_error})" if first_parse_error else ""
-        return (
-            f"{parse_failures} of {samples_ok} answers did not parse{why}: ask for the format explicitly, "
-            "or use structured output (a JSON schema) so every completion can be read."
-        )
-    if unique_completions > 1 and answers:
-        constraint = {
-            "choice": "an enum of the labels in structured output, or ask for the bare label",
-            "json": "structured output with a JSON schema, so the document is written the same way each time",
-        }.get(parser, "structured output (a JSON schema, or an enum of the allowed answers)")
+        if first_parse_error is not None and first_parse_error.startswith(NOTHING_AT):  # JSON, read at a wrong place
+            return f"{parse_failures} of {samples_ok} answers did not parse{why}: check the pointer of answer.json."
+        return f"{parse_failures} of {samples_ok} answers did not parse{why}: {PARSE_ADVICE[parser]}."
+    constraint = FORM_ADVICE.get(parser)
+    if unique_completions > 1 and answers and constraint is not None:
         return (
             f"All {samples_ok} answers agree but the text varies ({unique_completions} distinct completions): "
             f"the variation is form only. Constrain the output with {constraint}."
         )
     return None
+
+
+#: What makes every completion readable, by parser: the kind of answer decides the remedy (docs/design.md §16.2).
+PARSE_ADVICE = {
+    "json": "ask for the format explicitly, or use structured output (a JSON schema) so every completion can be read",
+    "choice": "ask for the bare label, or use structured output with an enum of the labels",
+    "number": "ask for the number alone, or for a final line such as 'Answer: 42'",
+    "regex": "ask for the format the regex reads explicitly, or widen the regex",
+    "text": "check the text parser's normalisation",
+}
+#: How to make agreeing answers come in one form, by parser; none for `text`, whose normalisation absorbs it.
+FORM_ADVICE = {
+    "choice": "an enum of the labels in structured output, or ask for the bare label",
+    "json": "structured output with a JSON schema, so the document is written the same way each time",
+    "number": "a request for the number alone",
+    "regex": "a request for the matched form alone",
+}

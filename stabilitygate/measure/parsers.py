@@ -19,7 +19,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
 from stabilitygate.errors import BadInput
-from stabilitygate.jsonpointer import resolve_pointer
+from stabilitygate.jsonpointer import nearest_pointer, resolve_pointer
 from stabilitygate.measure.canonical import NoAnswer, canonical_json, canonical_number, scalar_text
 from stabilitygate.measure.choice import choice_matcher
 from stabilitygate.measure.numbers import read_number
@@ -27,6 +27,9 @@ from stabilitygate.patterns import search
 from stabilitygate.suite.model import AnswerSpec, ParserKind
 from stabilitygate.typed_json import JSON
 
+#: How a json answer that found a document but nothing at the pointer starts its error: the pointer is
+#: the likely fault, not the format (measure/diagnostics.py and judge/diagnosis.py read it so).
+NOTHING_AT = "the JSON has nothing at"
 _MAX_JSON_ATTEMPTS = 2000  # start positions tried when hunting for JSON inside prose
 #: The hunt reads at most this many characters per character of the completion (plus a constant):
 #: each failed start costs what the decoder read before it failed, so the work stays linear.
@@ -105,15 +108,16 @@ def _json_document_and_value(spec: AnswerSpec, text: str) -> tuple[JSON, JSON]:
     """The first JSON document in `text` that has something at the pointer, and that something."""
     pointer = spec.json_ or ""
     check_pointer(pointer)
-    found_any = False
+    first: list[JSON] = []
     for doc in _json_documents(text):
-        found_any = True
+        first = first or [doc]
         ok, value = resolve_pointer(doc, pointer)
         if ok:
             return doc, value
-    if not found_any:
+    if not first:
         raise NoAnswer("no JSON document found")
-    raise NoAnswer(f"the JSON has nothing at {pointer}")
+    near = nearest_pointer(first[0], pointer)
+    raise NoAnswer(f"{NOTHING_AT} {pointer}" + (f" (did you mean {near}?)" if near else ""))
 
 
 # -- choice ----------------------------------------------------------------------------------------------

@@ -254,6 +254,7 @@ class Recorded:
     refused: tuple[str, ...] = ()  # measured cases none of whose answers parsed: never recorded
     written: Baseline | None = None
     kept: int = 0  # a partial update: entries of other cases kept as they were
+    fresh: int = 0  # the entries this run wrote
 
 
 def record_baseline(
@@ -276,7 +277,7 @@ def record_baseline(
     written = merge_baselines(baseline.contents, fresh, suite_ids)
     write_baseline(baseline.path, written)
     kept = len(written.cases) - len(fresh.cases)
-    return Recorded("updated", refused_cases(cases, measurements), written, kept)
+    return Recorded("updated", refused_cases(cases, measurements), written, kept, len(fresh.cases))
 
 
 def baseline_facts(loaded: LoadedSuite, baseline: BaselineFile, recorded: Recorded) -> BaselineFacts:
@@ -294,6 +295,7 @@ def baseline_facts(loaded: LoadedSuite, baseline: BaselineFile, recorded: Record
         not_recorded=recorded.refused,
         noisy_thresholds=noisy,
         kept=recorded.kept,
+        recorded=recorded.fresh,
     )
 
 

@@ -1,12 +1,19 @@
-"""Small values the command line, the Action and the library share: a shard, the default baseline path."""
+"""Small values the command line, the Action and the library share: a shard, the default suite and baseline paths."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal, get_args
 
 from stabilitygate.errors import BadInput
+
+#: The suite every command and the Action read when given none (docs/design.md §3).
+DEFAULT_SUITE = ".stability/suite.yml"
+#: The providers `stabilitygate init` writes a starter suite for (pipeline/starter.py).
+StarterProvider = Literal["openai", "anthropic", "local"]
+STARTER_PROVIDERS: tuple[StarterProvider, ...] = get_args(StarterProvider)
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """`run --variants`: each variant of each case sampled and measured like the case as written.
 
-Variants are drawn after the run's own samples, one sampler call per variant name (so that one
-variant's failing provider stops only that variant), with the run's sampling settings but no early
-stop (a comparison needs every sample) and a request budget of their own. Their samples go to
+Variants are drawn after the run's own samples, one sampler call per variant of each case, in the
+order the file names them: so each has a request budget of its own (3 x its samples, as a run's), and
+a variant whose provider fails stops and spends only itself, never another variant or the case. They
+take the run's sampling settings but no early stop (a comparison needs every sample). Their samples go to
 `RUN.variants.jsonl` beside the samples file, never into it: they are not the case's samples, and
 `score` of the samples file judges the run exactly as before. Whatever goes wrong in a variant is
 that variant's `error`; the case's own verdict never sees it (docs/design.md §16, "Variants").
@@ -23,6 +24,7 @@ from stabilitygate.pipeline.run import draw_samples
 from stabilitygate.report.model import SamplingFacts
 from stabilitygate.results import CaseMeasurement
 from stabilitygate.samples import Sample
+from stabilitygate.sampling.causes import most_common_cause
 from stabilitygate.secrets import collect_secrets
 from stabilitygate.suite.load import LoadedSuite
 from stabilitygate.suite.model import ResolvedCase, Sampling
@@ -69,22 +71,23 @@ def draw_variants(
     log.info("variants: %d variants of %d cases", sum(len(g) for g in groups.values()), len(cases))
     out = variants_file(samples_out)
     runs: list[MeasuredVariant] = []
-    for i, group in enumerate(groups.values()):
-        runs.extend(_draw_group(group, settings, environ, out, i > 0, measure, cache_dir))
+    each = [variant for group in groups.values() for variant in group]
+    for i, variant in enumerate(each):  # one by one: a budget and a fate of its own (docs/design.md §16.1)
+        runs.append(_draw_one(variant, settings, environ, out, i > 0, measure, cache_dir))
     return runs
 
 
-def _draw_group(
-    group: Sequence[ResolvedVariant],
+def _draw_one(
+    variant: ResolvedVariant,
     settings: Sampling,
     environ: Mapping[str, str],
     out: Path | None,
     append: bool,
     measure: Measure,
     cache_dir: str | None,
-) -> list[MeasuredVariant]:
-    """One variant name over its cases, in one sampler call of its own."""
-    cases = [v.case for v in group]
+) -> MeasuredVariant:
+    """One variant of one case, in a sampler call of its own."""
+    cases = [variant.case]
     secrets = sorted(collect_secrets(secret_env_names(cases), environ))
     own = settings.model_copy(update={"early_stop": False, "max_requests": None})
     try:
@@ -94,22 +97,30 @@ def _draw_group(
         )
         measured = measure(cases, drawn.samples, meanings)
     except (BadInput, CannotMeasure) as exc:  # e.g. the variant's key variable is not set
-        return [_measured(v, None, str(exc)) for v in group]
-    by_id = {m.id: m for m in measured}
-    return [_measured(v, by_id[v.case.id], _error(v.case, by_id[v.case.id], drawn.facts)) for v in group]
+        return _measured(variant, None, str(exc))
+    (m,) = measured
+    return _measured(variant, m, _error(variant.case, m, drawn.facts))
 
 
 def _measured(variant: ResolvedVariant, m: CaseMeasurement | None, error: str | None) -> MeasuredVariant:
-    return MeasuredVariant(variant.case_id, variant.name, variant.overrides, variant.case.samples, m, error)
+    json_answer = variant.case.answer is not None and variant.case.answer.kind == "json"
+    return MeasuredVariant(
+        variant.case_id, variant.name, variant.overrides, variant.case.samples, m, error, json_answer
+    )
 
 
 def _error(case: ResolvedCase, m: CaseMeasurement, facts: SamplingFacts) -> str | None:
-    """Why a variant's figures cannot stand beside the case's: the case's own `error` rule."""
+    """Why a variant's figures cannot stand beside the case's (the case's own `error` rule): what the
+    requests failed with first, then what stopped the variant's sampling."""
     limit = case.thresholds.max_sample_errors
     limit = case.samples // 2 if limit is None else limit
     if m.samples_ok >= 2 and m.sample_errors <= limit:
         return None
-    why = facts.fatal_error or ("interrupted" if facts.interrupted else None)
-    why = why or ("the request budget ran out" if facts.budget_exhausted else None)
-    why = why or (m.errors[0].error if m.errors else "fewer than 2 samples")
-    return f"{m.sample_errors} of {m.samples_requested} samples failed: {why}"
+    cause = most_common_cause(m.errors)
+    stopped = facts.fatal_error or ("interrupted" if facts.interrupted else None)
+    stopped = stopped or (
+        "the request budget ran out before every sample was drawn" if facts.budget_exhausted else None
+    )
+    said = f"{m.sample_errors} of {m.samples_requested} samples failed"
+    said += f", {cause.sentence()}" if cause is not None else ": fewer than 2 samples"
+    return said + (f"; {stopped}" if stopped is not None and (cause is None or stopped not in cause.error) else "")

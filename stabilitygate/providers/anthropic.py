@@ -16,7 +16,7 @@ from pydantic import Field
 from stabilitygate.errors import BadInput
 from stabilitygate.measure.canonical import canonical_json
 from stabilitygate.providers.config import EndpointConfig, check_header_variables, expand_headers
-from stabilitygate.providers.httpbase import ERROR_MESSAGE_CHARS, request_json
+from stabilitygate.providers.httpbase import ERROR_MESSAGE_CHARS, FATAL_HINTS, request_json
 from stabilitygate.providers.interface import (
     Completion,
     FatalProviderError,
@@ -67,6 +67,13 @@ def split_system(messages: Sequence[Mapping[str, str]]) -> tuple[str | None, lis
     return ("\n\n".join(system) if system else None), turns
 
 
+#: What to check for each refusal: its key is read from ANTHROPIC_API_KEY unless api_key_env names another.
+STATUS_HINTS = {
+    **FATAL_HINTS,
+    401: f"authentication refused (check {DEFAULT_KEY_ENV}, or the variable named by api_key_env)",
+}
+
+
 class AnthropicConfig(EndpointConfig):
     """`type: anthropic`."""
 
@@ -114,7 +121,7 @@ class AnthropicProvider(Provider):
         if system is not None:
             body["system"] = system
         reply = await request_json(
-            self._client, "POST", self._url, json=body, headers=self._headers, secrets=self._secrets
+            self._client, "POST", self._url, json=body, headers=self._headers, secrets=self._secrets, hints=STATUS_HINTS
         )
         return self._completion_of(reply)
 

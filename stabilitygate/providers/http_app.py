@@ -50,6 +50,16 @@ REQUEST_VARIABLES = ("api_key", "idempotency_key", "case_id", "sample_index")
 KEY_STAND_IN = "api-key-stand-in"
 #: The method of a config that names none.
 DEFAULT_METHOD = "POST"
+#: What to check for each refusal, in this provider's keys (an API provider's say base_url and model).
+STATUS_HINTS = {
+    400: "request rejected (check body, the template of what is sent)",
+    401: "authentication refused (check headers and the variable named by api_key_env)",
+    403: "permission denied (check headers and the key they send)",
+    404: "not found (check url)",
+    405: "method not allowed (check url and method)",
+    413: "request too large",
+    422: "request not processable (check body, the template of what is sent)",
+}
 
 
 class HttpAppConfig(HeaderedConfig):
@@ -79,6 +89,7 @@ class HttpAppProvider(Provider):
 
     config_model = HttpAppConfig
     has_fingerprint = False
+    sends = "what its `body` template renders (params only where the template uses them), to its url, with its headers"
 
     @classmethod
     def secret_env_names(cls, config: ProviderConfig) -> frozenset[str]:
@@ -99,6 +110,19 @@ class HttpAppProvider(Provider):
         except (BadInput, TemplateProblem) as exc:
             return str(exc)
         return None
+
+    @classmethod
+    def sent(cls, config: ProviderConfig, request: Request, *, timeout_s: float) -> object:
+        """The method, url (a GET's query included), headers and rendered body; None when it does not render."""
+        assert isinstance(config, HttpAppConfig)
+        method = config.method or DEFAULT_METHOD
+        try:
+            variables = request_variables(request, config.model, KEY_STAND_IN if config.api_key_env else None)
+            rendered = BodyTemplate(config.body or DEFAULT_BODY).render(variables, limit_s=limit_for(timeout_s))
+            url, body = _for_method(rendered, method, config.url)
+        except (BadInput, TemplateProblem):
+            return None
+        return (method, url, sorted((config.headers or {}).items()), canonical_json(body))
 
     def __init__(
         self, config: HttpAppConfig, *, environ: Mapping[str, str] | None = None, timeout_s: float = 60
@@ -144,7 +168,16 @@ class HttpAppProvider(Provider):
                 "sample_index": str(request.index),
             },
         )
-        reply = await request_json(self._client, self._method, url, json=body, headers=headers, secrets=self._secrets)
+        reply = await request_json(
+            self._client,
+            self._method,
+            url,
+            json=body,
+            headers=headers,
+            secrets=self._secrets,
+            hints=STATUS_HINTS,
+            address_key="url",
+        )
         found, value = resolve_pointer(reply, self._pointer)
         if not found:
             raise ProviderError(

@@ -30,6 +30,8 @@ ERROR_MESSAGE_CHARS = PREVIEW_CHARS
 ERROR_BODY_BYTES = 64 * 1024
 
 RETRYABLE_STATUSES = frozenset({408, 409, 425, 429})
+#: What to check for each refusal, in the keys of an API provider (openai, anthropic); a provider with
+#: other keys passes its own to `request_json` (the http provider: url, body), so a hint names keys it has.
 FATAL_HINTS = {
     400: "request rejected (check params and messages)",
     401: "authentication refused (check the variable named by api_key_env)",
@@ -137,8 +139,12 @@ def error_for_status(
     secrets: Iterable[str],
     *,
     url: str | None = None,
+    hints: Mapping[int, str] = FATAL_HINTS,
+    address_key: str = "base_url",
 ) -> ProviderError:
-    """The typed error for an HTTP error status: retryable for 408/409/425/429/5xx, fatal for other 4xx."""
+    """The typed error for an HTTP error status: retryable for 408/409/425/429/5xx, fatal for other 4xx.
+
+    `hints` and `address_key`: what the provider's suite entry calls the things to check."""
     secrets = tuple(secrets)
     where = f"HTTP {status}" + (f" from {_safe_url(url, secrets)}" if url else "")
     preview = _preview(body_preview, secrets)
@@ -156,11 +162,11 @@ def error_for_status(
             kind=f"http_{status}",
         )
     if 400 <= status < 500:
-        hint = FATAL_HINTS.get(status, "client error")
+        hint = hints.get(status, "client error")
         return FatalProviderError(f"{where}: {hint}{detail}", status=status, kind=f"http_{status}")
     # 1xx/3xx that httpx did not resolve (e.g. a redirect we do not follow): not an answer, not fixable.
     return FatalProviderError(
-        f"{where}: unexpected status (redirects are not followed; check base_url){detail}",
+        f"{where}: unexpected status (redirects are not followed; check {address_key}){detail}",
         status=status,
         kind=f"http_{status}",
     )
@@ -235,10 +241,13 @@ async def request_json(
     headers: Mapping[str, str],
     secrets: Iterable[str],
     max_bytes: int = 8 * 1024 * 1024,
+    hints: Mapping[int, str] = FATAL_HINTS,
+    address_key: str = "base_url",
 ) -> JSON:
     """Send one request and return its parsed JSON body, or raise a typed, redacted ProviderError.
 
     The body is streamed and refused past `max_bytes`, so a runaway completion cannot exhaust memory.
+    An error status's message names what to check in the provider's own keys (`hints`, `address_key`).
     """
     secrets = tuple(secrets)
     try:
@@ -251,6 +260,8 @@ async def request_json(
                     response.headers,
                     secrets,
                     url=url,
+                    hints=hints,
+                    address_key=address_key,
                 )
             declared = response.headers.get("content-length")
             if declared is not None and declared.isdigit() and int(declared) > max_bytes:

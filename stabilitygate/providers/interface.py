@@ -106,6 +106,8 @@ class Provider(abc.ABC):
     #: `reads_default_key` and the suite names no `api_key_env`.
     default_key_env: ClassVar[str | None] = None
     reads_default_key: ClassVar[bool] = False
+    #: What a request of this type carries, for the message refusing a variant that changes none of it.
+    sends: ClassVar[str] = "its model, params and messages, to its endpoint"
 
     @abc.abstractmethod
     def __init__(self, config: ProviderConfig, *, environ: Mapping[str, str], timeout_s: float) -> None:
@@ -159,6 +161,13 @@ class Provider(abc.ABC):
         """What sending `request` would find wrong with `config` before anything is sent (a body template
         that does not render): the message, or None. Run when the suite loads, so `validate` says it."""
         return None
+
+    @classmethod
+    def sent(cls, config: ProviderConfig, request: Request, *, timeout_s: float) -> object:
+        """What sending `request` with `config` would send, comparable with `==`: a variant whose first
+        request sends what its case's does changes nothing (docs/design.md §16.1). None when it cannot be
+        told. By default the whole config and the request's model, params and messages."""
+        return (config.model_dump_json(), request.model, dict(request.params), request.messages)
 
     async def warm_up(self) -> None:  # noqa: B027 - optional hook, a no-op for most providers
         """Get ready before the first request's clock starts (e.g. load a model)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from stabilitygate.errors import job_outcome
 from stabilitygate.judge.gate import RunVerdict, VerdictCounts
 from stabilitygate.measure.summary import SuiteNumbers
 from stabilitygate.report.bounds import bounded, text_limit
@@ -44,6 +45,7 @@ def build_report(
         suite=suite,
         verdict=verdict,
         exit_code=exit_code,
+        outcome=job_outcome(exit_code),
         summary=Summary.of(counts, summary),
         run=run,
         cases=results,

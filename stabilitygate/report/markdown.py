@@ -22,8 +22,10 @@ from stabilitygate.report import safe_text
 from stabilitygate.report.baseline_lines import baseline_lines
 from stabilitygate.report.meaning_lines import bar_cut_line, meaning_lines
 from stabilitygate.report.model import CaseResult, ParsedBy, Report, RunFacts, Summary
+from stabilitygate.report.outcome_lines import headline, headline_emoji, quiet_causes, run_cause_line
 from stabilitygate.report.power_line import power_line
 from stabilitygate.report.remedy_lines import conditions_cell, remedy_lines, variants_section
+from stabilitygate.sampling.causes import most_common_cause
 from stabilitygate.typed_json import JSON
 
 #: GitHub's limit is 65,536 characters; the margin leaves room for a line another tool may add.
@@ -120,8 +122,8 @@ def _render(report: Report, layout: _Layout) -> str:
     context = {
         "marker": comment_marker(report.suite.name),
         "suite_name": report.suite.name,
-        "verdict": report.verdict,
-        "emoji": _headline_emoji(report),
+        "headline": headline(report),
+        "emoji": headline_emoji(report),
         "summary": _summary_line(report),
         "rows": [_row(c, report.run) for i, c in enumerate(cases) if i in layout.rows],
         "rows_left_out": _left_out([c for i, c in enumerate(cases) if i not in layout.rows]),
@@ -155,13 +157,6 @@ def _environment() -> jinja2.Environment:
 # --- view model: numbers formatted here, text escaped by the template's filters ---------------
 
 
-def _headline_emoji(report: Report) -> str:
-    """✅ pass, ⚠️ pass with warnings, ❌ fail, 🛑 could not measure."""
-    if report.verdict == "pass":
-        return EMOJI["warn"] if report.summary.warned else EMOJI["pass"]
-    return EMOJI["fail"] if report.verdict == "fail" else EMOJI["error"]
-
-
 def _summary_line(report: Report) -> str:
     """The counts of the verdicts a run has, then its suite-level shares in words (the names of the
     field, TARr@N and TARa@N, are in the footer: a reviewer needs what they mean, not what they are called)."""
@@ -186,7 +181,8 @@ def _summary_line(report: Report) -> str:
 
 
 def _shares_in_words(report: Report) -> str:
-    """TARr@N, TARa@N and the best and worst possible accuracy, said as counts of cases."""
+    """TARr@N, TARa@N and the best and worst possible accuracy, said as counts of cases for a reader
+    who knows none of those names (the footer names them)."""
     metrics = [c.metrics for c in report.cases]
     same_text = [m.tar_raw for m in metrics if m.tar_raw is not None]
     same_answer = [m.tar_parsed for m in metrics if m.tar_parsed is not None]
@@ -194,16 +190,18 @@ def _shares_in_words(report: Report) -> str:
     some = [m.any_correct for m in metrics if m.any_correct is not None]
     if not same_text:
         return ""
-    n = _common_n(report)
-    where = f"In all {n} samples" if n != "N" and len({c.samples_requested for c in report.cases}) == 1 else (
-        "In all of a case's samples")  # fmt: skip
-    parts = f"the same text in {sum(same_text)} of {counted(len(same_text), 'case')}"
+    drawn = {c.samples_ok for c in report.cases if c.verdict != "unchanged"}  # what was measured, not asked
+    samples = f"all {drawn.pop()} samples" if len(drawn) == 1 else "every sample"
+    text = f"{sum(same_text)} of {counted(len(same_text), 'case')} gave the same text in {samples}"
     if same_answer:
-        parts += f" and the same answer in {sum(same_answer)} of {len(same_answer)}"
+        text += f"; of the {len(same_answer)} whose answer is read, {sum(same_answer)} gave the same answer each time"
+    text += "."
     if every:
-        at_least_once = f"in at least one sample: {sum(some)} of {len(some)}"
-        parts += f"; the expected answer in {sum(every)} of {len(every)} ({at_least_once})"
-    return f"{where}: {parts}."
+        text += (
+            f" Of the {len(every)} with an expected answer, {sum(every)} gave it every time and {sum(some)} at "
+            "least once."
+        )
+    return text
 
 
 def _also_regressed(case: CaseResult) -> bool:
@@ -345,11 +343,13 @@ def _details(case: CaseResult, limit: int, run: RunFacts) -> dict[str, object]:
     parsed = case.parsed_by is not None
     meaning = [line for line in meaning_lines(m) if not (parsed and line == bar_cut_line(m))]
     also = f" · {EMOJI['regressed']} regressed" if case.verdict == "fail" and _also_regressed(case) else ""
+    reasons = list(case.reasons[:20])
     return {
         "id": case.id,
         "verdict": case.verdict + also,
         "emoji": EMOJI[case.verdict],
-        "reasons": list(case.reasons[:20]),
+        "reasons": reasons,
+        "cause": _cause(case, reasons),
         "notes": m.notes[:10],
         "meaning": meaning,
         "power": power_line(case.baseline),
@@ -361,6 +361,14 @@ def _details(case: CaseResult, limit: int, run: RunFacts) -> dict[str, object]:
         "completions": completions,
         "more_completions": max(0, (metrics.unique_completions or len(m.completions)) - TOP_COMPLETIONS),
     }
+
+
+def _cause(case: CaseResult, reasons: list[str]) -> str | None:
+    """Why the case's samples failed, unless a reason already says it (sampling/causes.py)."""
+    cause = most_common_cause(case.errors)
+    if cause is None or any(cause.told_in(reason) for reason in reasons):
+        return None
+    return f"{counted(case.sample_errors, 'sample')} of {case.samples_requested} failed, {cause.sentence()}"
 
 
 def _left_out(rows: list[CaseResult]) -> str:
@@ -396,8 +404,10 @@ def _run_notes(report: Report) -> list[str]:
         notes.append("The run was interrupted: the numbers cover only what was sampled.")
     if sampling is not None and sampling.fatal_error:
         notes.append(f"The run stopped: {sampling.fatal_error}")
-    if sampling is not None and sampling.budget_exhausted:
-        notes.append("The request budget (max_requests) ran out before every sample was drawn.")
+    budget = run_cause_line(report)
+    if budget is not None:
+        notes.append(budget)
+    notes.extend(quiet_causes(report, ("pass", "unchanged")))  # the cases without details of their own
     if report.run.entailment is not None:
         notes.append(report.run.entailment.summary)
     notes.extend(baseline_lines(report))

@@ -13,6 +13,7 @@ from typing import Annotated
 from pydantic import Field
 
 from stabilitygate.against_baseline import AgainstBaseline
+from stabilitygate.errors import JobOutcome
 from stabilitygate.judge.gate import RunVerdict, VerdictCounts
 from stabilitygate.measure.summary import SuiteNumbers
 from stabilitygate.metrics import Agreement
@@ -166,8 +167,9 @@ class Report:
     schema_version: SchemaVersion = SCHEMA_VERSION
     tool: ToolRef = ToolRef()
     suite: SuiteRef
-    verdict: RunVerdict
+    verdict: RunVerdict  # what the run found: fail when a case failed or regressed, whatever --fail-on says
     exit_code: Annotated[int, Field(ge=0, le=3, strict=True)]
+    outcome: JobOutcome  # what the job does under run.fail_on (exit_code in words), beside the finding
     summary: Summary
     run: RunFacts
     cases: tuple[CaseResult, ...]

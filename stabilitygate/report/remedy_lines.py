@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from stabilitygate.judge.wording import p_phrase
+from stabilitygate.judge.wording import decoded, p_phrase, show
 from stabilitygate.metrics import Agreement
 from stabilitygate.remedies import ProbeResult, VariantResult
 from stabilitygate.report.model import CaseResult, Report, RunFacts
+from stabilitygate.typed_json import JSON
 
 #: The Variants section stops after this many rows (a table row per variant and one per case as written).
 MAX_VARIANT_ROWS = 60
+MODAL_SHOWN = 40  # characters of a most common answer in its cell
 
 
 def remedy_lines(case: CaseResult, run: RunFacts) -> list[str]:
@@ -30,7 +32,7 @@ def remedy_lines(case: CaseResult, run: RunFacts) -> list[str]:
         lines.append(f"Suggestion: {suggestion}")
     if differ:
         lines.append(f"Drawn otherwise than the baseline: {'; '.join(differ)}.")
-    if case.probe is not None:
+    if case.probe is not None and not case.probe.nothing_parsed:  # a probe line speaks of answers it compared
         lines.append(probe_line(case.probe, run.sampling.concurrency if run.sampling is not None else None))
     return lines
 
@@ -46,8 +48,9 @@ def probe_line(probe: ProbeResult, concurrency: int | None = None) -> str:
     completion alone, 4 under load (the most common alone: 5/5 alone, 0/5 under load; p = 0.016 after Holm)"."""
     what = "answer" if probe.compared == "answers" else "completion"
     counts = (
-        f"{probe.alone_distinct} distinct {what}{'' if probe.alone_distinct == 1 else 's'} in {probe.alone} alone, "
-        f"{probe.under_load_distinct} in {probe.under_load} under load"
+        f"{probe.alone_distinct} distinct {what}{'' if probe.alone_distinct == 1 else 's'} in {probe.alone} alone"
+        f"{_unparsed(probe.alone_unparsed)}, {probe.under_load_distinct} in {probe.under_load} under load"
+        f"{_unparsed(probe.under_load_unparsed)}"
         + (f" at concurrency {concurrency}" if concurrency is not None else "")
     )
     if probe.p_holm is None:
@@ -61,6 +64,10 @@ def probe_line(probe: ProbeResult, concurrency: int | None = None) -> str:
     return f"Concurrency probe: no sign that the answers depend on concurrency: {tail}"
 
 
+def _unparsed(count: int) -> str:
+    return f" ({count} did not parse)" if count else ""
+
+
 @dataclass(frozen=True)
 class VariantRow:
     case: str  # the case id on its case-as-written row, else empty
@@ -68,6 +75,8 @@ class VariantRow:
     unique: str
     parsed: str
     semantic: str
+    accuracy: str
+    modal: str  # the most common answer (the completion without a parser) and its count
     tokens: str
     against: str
 
@@ -103,6 +112,8 @@ def _rows(case: CaseResult) -> list[VariantRow]:
         unique=_count(m.unique_completions),
         parsed=_share(m.parsed_agreement),
         semantic=_share(m.semantic_agreement),
+        accuracy=_share(m.accuracy),
+        modal=_written_modal(case),
         tokens=f"{sum(tokens):,}" if tokens else "—",
         against=_agreement(case.primary) if case.primary is not None else "—",
     )
@@ -112,13 +123,15 @@ def _rows(case: CaseResult) -> list[VariantRow]:
 def _variant_row(v: VariantResult, own: Agreement | None) -> VariantRow:
     name = f"{v.name} ({', '.join(v.overrides)})" if v.overrides else v.name
     if v.error is not None:
-        return VariantRow("", name, "—", "—", "—", "—", f"error: {v.error}")
+        return VariantRow("", name, "—", "—", "—", "—", "—", "—", f"error: {v.error}")
     return VariantRow(
         case="",
         variant=name,
         unique=_count(v.unique_completions),
         parsed=_share(v.parsed_agreement),
         semantic=_share(v.semantic_agreement),
+        accuracy=_share(v.accuracy),
+        modal=_modal(v.modal, v.modal_count, v.samples_ok),
         tokens=f"{v.tokens:,}" if v.tokens is not None else "—",
         against=_against(v, own),
     )
@@ -133,6 +146,21 @@ def _against(v: VariantResult, own: Agreement | None) -> str:
 
 def _agreement(a: Agreement) -> str:
     return f"{a.label} {a.k}/{a.n}"
+
+
+def _written_modal(case: CaseResult) -> str:
+    """The case's own most common answer (its completion without a parser), as a variant's is shown."""
+    json_answer = case.parsed_by is not None and case.parsed_by.kind == "json"
+    if case.parsed_by is not None:
+        top = case.answers[0] if case.answers else None
+        return _modal(decoded(top.answer, json_answer), top.count, case.samples_ok) if top else "—"
+    first = case.completions[0] if case.completions else None
+    return _modal(first.text, first.count, case.samples_ok) if first is not None else "—"
+
+
+def _modal(value: JSON, count: int | None, n: int) -> str:
+    """ "'billing' 9/10": the value, shown short, and how many samples gave it."""
+    return "—" if count is None else f"{show(value, MODAL_SHOWN)} {count}/{n}"
 
 
 def _count(value: int | None) -> str:

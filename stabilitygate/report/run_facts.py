@@ -72,6 +72,7 @@ class BaselineFacts:
     not_recorded: tuple[str, ...] = omitted_when_default(())  # cases --update-baseline refused: nothing parsed
     noisy_thresholds: tuple[NoisyThreshold, ...] = omitted_when_default(())  # flagged by --update-baseline
     kept: Count = omitted_when_default(0)  # updated by a partial run: entries of other cases kept as they were
+    recorded: Count = omitted_when_default(0)  # updated: the entries this run wrote (the file holds these + kept)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from stabilitygate.providers.interface import Completion, FatalProviderError, Provider, ProviderError, Request
 from stabilitygate.samples import Sample, TokenLogprob
+from stabilitygate.sampling.causes import BUDGET_NOTE
 from stabilitygate.sampling.progress import Progress
 from stabilitygate.sampling.retry import Backoff
 from stabilitygate.secrets import Secrets
@@ -98,7 +99,7 @@ class _Run:
                 self.budget_exhausted = True
                 if last is None:
                     return None
-                return self.failed(job, last, attempt, latency_ms, note=" (request budget exhausted)")
+                return self.failed(job, last, attempt, latency_ms, note=BUDGET_NOTE)
             self.requests_made += 1
             if attempt:
                 self.retries += 1

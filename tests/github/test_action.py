@@ -24,6 +24,14 @@ from tests.support.openai_server import ScriptedOpenAI
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "ghs_e2eSecretToken0123456789abcdef"
 API_KEY = "sk-e2e-secret-key-0123456789abcdef"
+#: The step outputs of a job that stopped before the gate could report.
+NO_REPORT_OUTPUTS = {
+    "verdict": "error",
+    "outcome": "error",
+    "report-json": "",
+    "report-markdown": "",
+    "failed-cases": "",
+}
 PR = 7
 OWNER = (1234, 1234)
 STEADY = "What is 2 + 2? Reply with the number only."
@@ -227,6 +235,7 @@ def test_pull_request_run_comments_once_then_updates(runner: Runner, github: Fak
     assert "wobbly" in errors[0][0]["title"]
     assert first.outputs == {
         "verdict": "fail",
+        "outcome": "fail",
         "report-json": ".stabilitygate/report.json",
         "report-markdown": ".stabilitygate/report.md",
         "failed-cases": "wobbly",
@@ -295,7 +304,7 @@ def test_bad_suite_is_annotated_at_its_line_and_exits_2(
     errors = run.commands("error")
     assert errors and errors[0][0]["file"] == ".stability/suite.yml" and errors[0][0]["line"] == str(bad_line)
     assert "sampler" in errors[0][1]
-    assert run.outputs == {"verdict": "error", "report-json": "", "report-markdown": "", "failed-cases": ""}
+    assert run.outputs == NO_REPORT_OUTPUTS
     assert "exit code 2" in run.summary and "sampler" in run.summary
     assert github.requests == [] and model.count == 0
     assert "Traceback" not in run.log
@@ -445,3 +454,15 @@ def test_a_variants_own_key_is_masked_and_its_refusal_is_only_the_variants_error
     report = json.loads((runner.workspace / ".stabilitygate" / "report.json").read_text(encoding="utf-8"))
     (gateway,) = report["cases"][0]["variants"]
     assert "401" in gateway["error"] and key not in json.dumps(report)
+
+
+def test_outside_a_runner_only_secrets_are_masked(runner: Runner, model: ScriptedOpenAI) -> None:
+    """Run from a shell (docs/action.md, "Running the entrypoint without Docker"), the environment has the
+    shell's PWD and OLDPWD: named like a password, they hold paths, and a mask of the workspace's path
+    would hide it in every line of the log."""
+    write_suite(runner.workspace, model.base_url)
+    shell = {"PWD": str(runner.workspace), "OLDPWD": str(runner.tmp)}
+    run = runner.run({"comment": "false"}, env=shell)
+    assert run.code == 1, run.log  # wobbly's threshold, as in the other runs
+    masked = {line.removeprefix("::add-mask::") for line in run.log.splitlines() if line.startswith("::add-mask::")}
+    assert masked == {TOKEN, API_KEY}

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.github.test_action import PR, TOKEN, Run, Runner
+from tests.github.test_action import NO_REPORT_OUTPUTS, PR, TOKEN, Run, Runner
 from tests.support.entailment_server import EntailmentServer
 from tests.support.github_server import FakeGitHub
 
@@ -248,7 +248,7 @@ def assert_error_exit(run: Run, code: int, *words: str) -> None:
     for word in words:
         assert any(word in message for message in errors), errors
     assert run.outputs.get("verdict") == "error", run.outputs
-    assert f"exit code {code}" in run.summary or "LLM stability: error" in run.summary
+    assert f"exit code {code}" in run.summary or "could not measure: the job fails (exit 3)" in run.summary
     assert_commands_resumed(run)
     assert "Traceback" not in run.log
 
@@ -299,7 +299,7 @@ def test_bad_input_caught_before_the_gate_still_writes_verdict_error(
 ) -> None:
     run = runner.run(inputs)
     assert_error_exit(run, 2, word)
-    assert run.outputs == {"verdict": "error", "report-json": "", "report-markdown": "", "failed-cases": ""}
+    assert run.outputs == NO_REPORT_OUTPUTS
 
 
 def wait_for(condition: object, what: str) -> None:

@@ -204,6 +204,7 @@ def test_three_shards_then_a_merge_gate_and_comment_like_one_run(
     ]
     assert merged.outputs == {
         "verdict": "fail",
+        "outcome": "fail",
         "report-json": ".stabilitygate/report.json",
         "report-markdown": ".stabilitygate/report.md",
         "failed-cases": "wobbly,capital",

@@ -109,7 +109,7 @@ def test_action_yml_declares_exactly_these_inputs_with_the_same_defaults() -> No
         "accept-baseline-suite",
         "variants",
     }
-    assert set(action["outputs"]) == {"verdict", "report-json", "report-markdown", "failed-cases"}
+    assert set(action["outputs"]) == {"verdict", "outcome", "report-json", "report-markdown", "failed-cases"}
     assert declared["github-token"]["default"] == "${{ github.token }}"
     # What the runner would pass for each default gives what read_inputs assumes when nothing is set.
     env = {env_name(name): str(spec.get("default", "")) for name, spec in declared.items() if name != "github-token"}

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from stabilitygate.github import workflow_commands as wc
@@ -174,6 +174,7 @@ def gate_streams() -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(done.stdout.splitlines()), tuple(done.stderr.splitlines())
 
 
+@settings(deadline=None)  # the first example starts the gate's process (then cached): no wall-clock bound
 @given(st.lists(st.booleans(), max_size=24))
 def test_guards_hold_in_every_order_the_runner_may_read_the_streams(picks: list[bool]) -> None:
     stdout, stderr = gate_streams()

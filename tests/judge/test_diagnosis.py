@@ -18,6 +18,7 @@ from stabilitygate.results import (
     FingerprintCount,
     VerdictName,
 )
+from stabilitygate.suite.model import ParserKind
 
 
 def measured(
@@ -104,7 +105,7 @@ def test_rule_3_one_key_with_several_completions_is_not_idempotent() -> None:
 def test_completions_cut_at_max_tokens_are_said_beside_the_kind() -> None:
     m = measured({"The answer is": 3, "The answer is 4": 7}, {"4": 7}, length_cut=3)
     assert diagnose(evidence(m, "number")) == (
-        "the format varies: 3 of 10 completions do not parse; ask for the format explicitly or use a strict schema; "
+        "the format varies: 3 of 10 completions do not parse; ask for the number alone; "
         "3 of 10 completions were cut at max_tokens: raise max_tokens"
     )
 
@@ -123,21 +124,49 @@ def test_rule_5_one_meaning_many_wordings_is_wording_only() -> None:
 def test_rule_6_one_answer_where_some_do_not_parse_is_the_format() -> None:
     m = measured({"A": 7, "I am not sure": 3}, {"A": 7})
     assert diagnose(evidence(m, "choice")) == (
-        "the format varies: 3 of 10 completions do not parse; ask for the format explicitly or use a strict schema"
+        "the format varies: 3 of 10 completions do not parse; ask for the bare label or use an enum of the labels"
     )
 
 
 def test_rule_7_answers_that_differ_are_the_decision_itself() -> None:
     assert diagnose(evidence(SPLIT, "choice")) == (
-        "the decision itself varies: 2 answers, the most frequent in 6 of 10: consider a strict schema or an enum"
+        "the decision itself varies: 2 answers, the most frequent in 6 of 10: consider an enum of the labels, or a "
+        "less ambiguous prompt"
     )
 
 
 def test_rule_8_meanings_that_differ_are_the_meaning_itself() -> None:
     m = measured({"Yes.": 6, "No.": 4}, semantic_clusters=2, semantic_agreement=0.6)
-    assert diagnose(evidence(m)) == (
-        "the meaning itself varies: 2 meanings, the largest holding 6 of 10: constrain the answer (a parser with a "
-        "schema or an enum)"
+    assert diagnose(evidence(m)) == (  # free text: no parser, schema or enum to offer
+        "the meaning itself varies: 2 meanings, the largest holding 6 of 10: say in the prompt what the answer must "
+        "state, or lower the temperature"
+    )
+
+
+@pytest.mark.parametrize(
+    ("kind", "remedy"),
+    [
+        ("json", "ask for the format explicitly or use a strict schema"),
+        ("choice", "ask for the bare label or use an enum of the labels"),
+        ("number", "ask for the number alone"),
+        ("regex", "ask for the form the regex reads"),
+        ("text", "check the text parser's normalisation"),
+    ],
+)
+def test_the_remedy_follows_the_kind_of_answer(kind: ParserKind, remedy: str) -> None:
+    m = measured({"A": 7, "I am not sure": 3}, {"A": 7})
+    line = diagnose(evidence(m, kind)) or ""
+    assert line.endswith(remedy)
+    assert ("enum" in line) == (kind == "choice") and ("schema" in line) == (kind == "json")
+
+
+def test_a_pointer_that_finds_nothing_in_json_completions_is_the_pointer_not_the_format() -> None:
+    m = replace(
+        measured({'{"category": "a"}': 6, '{"category": "b"}': 4}, {}),
+        notes=("10 of 10 answers did not parse (first: the JSON has nothing at /catgory (did you mean /category?))",),
+    )
+    assert diagnose(evidence(m, "json")) == (
+        "the pointer misses: 10 of 10 completions hold JSON with nothing there; check answer.json"
     )
 
 
@@ -151,7 +180,8 @@ def test_the_best_variant_that_did_better_is_named() -> None:
     variants = (variant("seeded", 12, answers=2, significant=False), variant("strict", 20), variant("x", 4))
     line = diagnose(evidence(SPLIT, "choice", variants=variants))
     assert line == (
-        "the decision itself varies: 2 answers, the most frequent in 6 of 10: consider a strict schema or an enum; "
+        "the decision itself varies: 2 answers, the most frequent in 6 of 10: consider an enum of the labels, or a "
+        "less ambiguous prompt; "
         "measured with variant 'strict': 1 answer in 20, agreement 20/20 (p = 0.002 after Holm, significant)"
     )
 

@@ -44,14 +44,23 @@ def test_the_first_half_is_alone_the_second_under_load() -> None:
     assert found.depends
 
 
-def test_parsed_answers_are_compared_with_a_parser_and_failed_parses_are_answers_of_their_own() -> None:
+def test_parsed_answers_are_compared_with_a_parser_and_failed_parses_are_counted_apart() -> None:
     letter = case(answer=AnswerSpec(choice=["A", "B"]))
     drawn = samples("c", ["A", "The answer is A.", "(a)", "A", "A", "A", "B", "no idea", None, "A"])
     (found,) = probe_results([letter], drawn, alpha=ALPHA).values()
     assert found.compared == "answers"
-    assert (found.alone, found.alone_distinct) == (5, 1)  # three spellings of one answer
-    assert (found.under_load, found.under_load_distinct, found.modal_under_load) == (4, 3, 2)  # A, B, unparsed
+    assert (found.alone, found.alone_distinct, found.alone_unparsed) == (5, 1, 0)  # three spellings of one answer
+    assert (found.under_load, found.under_load_distinct, found.modal_under_load) == (4, 2, 2)  # A and B
+    assert found.under_load_unparsed == 1 and not found.nothing_parsed  # "no idea" is no answer, said apart
     assert not found.depends
+
+
+def test_a_case_none_of_whose_answers_parsed_compared_nothing() -> None:
+    letter = case(answer=AnswerSpec(choice=["A", "B"]))
+    (found,) = probe_results([letter], samples("c", ["no idea"] * 10), alpha=ALPHA).values()
+    assert (found.alone_distinct, found.under_load_distinct) == (0, 0)  # not "5 distinct answers in 5"
+    assert (found.alone_unparsed, found.under_load_unparsed) == (5, 5) and found.nothing_parsed
+    assert found.p_value is None and not found.depends
 
 
 def test_nothing_to_test_when_both_halves_hold_one_answer() -> None:

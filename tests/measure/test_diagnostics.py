@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import pytest
+
 from stabilitygate.measure.diagnostics import (
     NearTie,
     near_tie,
@@ -125,6 +127,22 @@ def test_varying_answers_say_so_and_name_the_near_tie() -> None:
 def test_parse_failures_suggest_an_explicit_format() -> None:
     text = advice(answers=[("A", 7)], parse_failures=3, first_parse_error="no label found", unique_completions=2)
     assert text is not None and text.startswith("3 of 10 answers did not parse (no label found)")
+
+
+def test_a_pointer_that_misses_points_at_the_pointer_not_the_format() -> None:
+    error = "the JSON has nothing at /catgory (did you mean /category?)"
+    text = advice(parser="json", answers=[], parse_failures=10, first_parse_error=error, unique_completions=2)
+    assert text == f"10 of 10 answers did not parse ({error}): check the pointer of answer.json."
+    assert "structured output" not in (text or "")
+
+
+@pytest.mark.parametrize("parser", ["choice", "json", "number", "regex", "text"])
+def test_the_suggestion_follows_the_kind_of_answer(parser: str) -> None:
+    failing = advice(parser=parser, parse_failures=3, answers=[("A", 7)], unique_completions=2) or ""
+    assert ("enum" in failing) == (parser == "choice") and ("schema" in failing) == (parser == "json")
+    form = advice(parser=parser, unique_completions=3)
+    assert form is None if parser == "text" else form is not None and "form only" in form  # text: normalised away
+    assert ("enum" in (form or "")) == (parser == "choice")
 
 
 def test_nothing_to_suggest() -> None:

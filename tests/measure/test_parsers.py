@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from stabilitygate.jsonpointer import resolve_pointer
+from stabilitygate.jsonpointer import MAX_POINTERS, nearest_pointer, pointers_in, resolve_pointer
 from stabilitygate.measure.parsers import ParsedAnswer, normalize_expected, parse_answer, parse_number
 from stabilitygate.suite.model import AnswerSpec
 
@@ -82,6 +82,23 @@ def test_pointer_to_nothing_is_not_found(pointer: str) -> None:
 def test_json_failures_say_why() -> None:
     assert parse_answer(BOROUGH, "born in Queens") == ParsedAnswer(ok=False, error="no JSON document found")
     assert parse_answer(BOROUGH, '{"city": "NYC"}') == ParsedAnswer(ok=False, error="the JSON has nothing at /borough")
+
+
+def test_a_pointer_that_misses_names_the_nearest_pointer_the_json_has() -> None:
+    typo = spec(json="/catgory")
+    assert parse_answer(typo, '{"category": "billing", "confidence": 0.9}') == ParsedAnswer(
+        ok=False, error="the JSON has nothing at /catgory (did you mean /category?)"
+    )
+    nested = parse_answer(spec(json="/result/lable"), 'Here: {"result": {"label": "bug"}, "id": 3}')
+    assert nested.error == "the JSON has nothing at /result/lable (did you mean /result/label?)"
+    escaped = parse_answer(spec(json="/a~1bb"), '{"a/b": 1}')  # a key with a slash, spelled as RFC 6901 says
+    assert escaped.error == "the JSON has nothing at /a~1bb (did you mean /a~1b?)"
+
+
+def test_nearest_pointer_reads_a_bounded_number_of_pointers() -> None:
+    wide = {f"key{i}": i for i in range(10 * MAX_POINTERS)}
+    assert len(pointers_in(wide)) == MAX_POINTERS
+    assert nearest_pointer({"x": {"y": 1}}, "/zzzzzz") is None  # nothing close: no guess
 
 
 def test_json_rejects_nan_and_survives_absurd_nesting() -> None:

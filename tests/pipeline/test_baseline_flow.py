@@ -139,8 +139,9 @@ def test_recording_a_baseline_reads_as_recording(tmp_path: Path, run_cli: RunCli
     assert err[0] == f"stabilitygate: baseline written to {baseline}: 1 case recorded, 1 kept as it was"
     assert err[1] == "stabilitygate: recorded, not gated (1 case: 1 regressed against the entry it replaces)"
     assert err[2].startswith("  capital: regressed: ")
-    assert len(err) == 3
-    assert report["run"]["baseline"] == {"path": str(baseline), "status": "updated", "kept": 1}
+    assert err[3] == "    e.g. (10 of 10 samples): 'B'"  # what the model said, without opening the Markdown
+    assert len(err) == 4
+    assert report["run"]["baseline"] == {"path": str(baseline), "status": "updated", "kept": 1, "recorded": 1}
 
 
 def test_the_verdict_line_counts_in_words(tmp_path: Path, run_cli: RunCli, capsys) -> None:
@@ -149,4 +150,4 @@ def test_the_verdict_line_counts_in_words(tmp_path: Path, run_cli: RunCli, capsy
         code, _ = run_cli("run", str(suite), "--no-progress")
     assert code == 3
     lines = capsys.readouterr().err.strip().splitlines()
-    assert "stabilitygate: error (1 case, 1 error)" in lines
+    assert "stabilitygate: 1 case, 1 error; could not measure: the job fails (exit 3)" in lines

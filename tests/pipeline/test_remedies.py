@@ -76,15 +76,18 @@ def test_variants_are_measured_beside_the_case_and_never_touch_its_verdict(
     assert strict["unique_completions"] == 1 and strict["tokens"] == 20 * (len(STRICT.split()) + 1)
     assert seeded["primary"] == {"metric": "parsed_agreement", "k": 12, "n": 20} and seeded["change"] == "same"
     assert seeded["significant"] is False
-    assert unreachable["error"].startswith("20 of 20 samples failed: connect:") and unreachable["primary"] is None
+    assert unreachable["error"].startswith("20 of 20 samples failed, all with: connect:")
+    assert unreachable["primary"] is None
     assert "STABILITYGATE_TEST_UNSET_KEY" in keyless["error"] and keyless["samples_ok"] == 0
     sent = [r.body for r in letters.requests if r.body["messages"][-1]["content"] == LETTER]
     assert sum(1 for body in sent if body.get("seed") == 7) == 20  # the variant's params reached the server
     assert "measured with variant 'strict': 1 answer in 20, agreement 20/20" in mine["diagnostics"]["diagnosis"]
     markdown = (tmp_path / "r.md").read_text()
     assert "🧪 Variants: 4 measured beside 1 case, 1 significantly better than as written" in markdown
-    assert "| letter | as written | 2 | 0.60 | — |" in markdown
-    assert "| strict (prompt) | 1 | 1.00 |" in markdown and "agreement 20/20 against 12/20: better" in markdown
+    assert "| letter | as written | 2 | 0.60 | — | — | 'A' 12/20 |" in markdown  # no `expected`: no accuracy
+    assert "| strict (prompt) | 1 | 1.00 | — | — | 'A' 20/20 |" in markdown
+    assert "agreement 20/20 against 12/20: better" in markdown
+    assert (strict["modal"], strict["modal_count"], "accuracy" in strict) == ("A", 20, False)
 
 
 def test_variants_never_enter_the_baseline_or_the_samples_file(
@@ -296,8 +299,9 @@ def test_the_comment_details_carry_the_diagnosis_the_suggestion_and_the_split(
     )
     markdown = (tmp_path / "r.md").read_text()
     assert (
-        "- Diagnosis: the decision itself varies: 2 answers, the most frequent in 6 of 10: consider a strict schema "
-        "or an enum; the texts split at token 4: ' A' over ' AX', logprob margin 2.5." in markdown
+        "- Diagnosis: the decision itself varies: 2 answers, the most frequent in 6 of 10: consider an enum of the "
+        "labels, or a less ambiguous prompt; the texts split at token 4: ' A' over ' AX', logprob margin 2.5."
+        in markdown
     )
     assert "- Suggestion: The answer itself varies: 2 different answers" in markdown
     assert (

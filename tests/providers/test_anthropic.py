@@ -161,6 +161,7 @@ def test_a_refused_key_is_fatal_and_never_shown(server: ScriptedAnthropic) -> No
     assert isinstance(error, FatalProviderError)
     assert error.status == 401
     assert wrong not in str(error)
+    assert "check ANTHROPIC_API_KEY, or the variable named by api_key_env" in str(error)  # where its key is read
 
 
 def test_an_error_body_that_echoes_the_key_is_redacted(server: ScriptedAnthropic) -> None:

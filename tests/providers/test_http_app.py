@@ -200,6 +200,15 @@ def test_a_refused_token_is_fatal_and_not_shown(app: AnswerApp) -> None:
     assert wrong not in str(error)
 
 
+def test_a_refusal_names_the_keys_an_http_provider_has(app: AnswerApp) -> None:
+    """Its key is `url`: a 404 that said "check base_url and model" sent the reader to keys it does not have."""
+    missing = failure(provider(app, url=app.url("/v1/no-such-route"), body="{}"))
+    assert isinstance(missing, FatalProviderError) and missing.status == 404
+    assert "not found (check url)" in str(missing) and "base_url" not in str(missing)
+    refused = failure(provider(app, environ={"APP_TOKEN": "wrong-token-778899"}, body=PER_SAMPLE_KEY))
+    assert "check headers and the variable named by api_key_env" in str(refused)
+
+
 def test_unavailable_is_retryable(app: AnswerApp) -> None:
     error = failure(provider(app, url=app.url("/v1/unavailable"), body="{}"))
     assert error.retryable is True

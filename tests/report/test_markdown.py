@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 from html.parser import HTMLParser
 from typing import Any
 
@@ -68,7 +69,9 @@ def rcase(
     }
 
 
-def report_dict(cases: list[dict[str, Any]], name: str = "demo", verdict: str = "fail") -> dict[str, Any]:
+def report_dict(
+    cases: list[dict[str, Any]], name: str = "demo", verdict: str = "fail", exit_code: int | None = None
+) -> dict[str, Any]:
     verdicts = ("pass", "fail", "regressed", "warn", "new", "error")
     counts = {v: sum(1 for c in cases if c["verdict"] == v) for v in verdicts}
     return {
@@ -76,7 +79,7 @@ def report_dict(cases: list[dict[str, Any]], name: str = "demo", verdict: str = 
         "tool": {"name": "llm-stability-gate", "version": "0.1.0"},
         "suite": {"path": "s.yml", "name": name},
         "verdict": verdict,
-        "exit_code": 1,
+        "exit_code": {"pass": 0, "fail": 1, "error": 3}[verdict] if exit_code is None else exit_code,
         "summary": {
             "cases": len(cases),
             "passed": counts["pass"],
@@ -159,7 +162,7 @@ def test_shape() -> None:
     text = render_markdown(report(cases))
     lines = text.splitlines()
     assert lines[0] == "<!-- stabilitygate:demo -->" == comment_marker("demo")
-    assert lines[1] == "## ❌ LLM stability: fail · demo"
+    assert lines[1] == "## ❌ LLM stability: 1 regressed; --fail-on regression: the job fails · demo"
     assert "**3 cases**: 1 passed, 1 regressed, 1 new\n" in text  # the counts a run has, nothing else
     footer = text.rsplit("<sub>", 1)[1]  # the field's names for the shares: for those who know them
     assert "TARr@10 0.50 · TARa@10 0.75 · accuracy best 0.90 / worst 0.60" in footer
@@ -242,13 +245,27 @@ def test_small_budget_drops_details_before_rows() -> None:
 @pytest.mark.parametrize("verdict", ["pass", "error"])
 def test_header_per_run_verdict(verdict: str) -> None:
     text = render_markdown(report([rcase("a", "pass", [("A", 10)])], verdict=verdict))
-    assert text.splitlines()[1].startswith("## ✅" if verdict == "pass" else "## 🛑")
+    assert text.splitlines()[1] == (
+        "## ✅ LLM stability: pass · demo"
+        if verdict == "pass"
+        else "## 🛑 LLM stability: could not measure: the job fails (exit 3) · demo"
+    )
+
+
+@pytest.mark.parametrize("fail_on", ["never", "fail"])
+def test_a_finding_the_job_does_not_fail_on_is_said_apart_from_the_jobs_outcome(fail_on: str) -> None:
+    data = report_dict([rcase("r", "regressed", [("A", 6), ("B", 4)]), rcase("p", "pass", [("A", 10)])], exit_code=0)
+    data["run"]["fail_on"] = fail_on
+    heading = render_markdown(Report.from_dict(data)).splitlines()[1]
+    assert heading == f"## ⚠️ LLM stability: 1 regressed; --fail-on {fail_on}: the job passes · demo"
+    said = heading.replace(f"--fail-on {fail_on}", "SETTING")  # the setting named, and nothing else
+    assert not re.search(r"\bfail\b", said) and "❌" not in heading  # no "fail" while the job passes
 
 
 def test_a_warned_case_shows_its_warning_in_the_header_row_and_details() -> None:
     warned = rcase("w", "warn", [("A", 6), ("B", 4)])
     text = render_markdown(report([warned, rcase("p", "pass", [("A", 10)])], verdict="pass"))
-    assert text.splitlines()[1].startswith("## ⚠️ LLM stability: pass")
+    assert text.splitlines()[1] == "## ⚠️ LLM stability: 1 warned; --fail-on regression: the job passes · demo"
     assert "| w |" in text and "⚠️ warn" in text
     assert "1 warned" in text
     assert "<details>" in text and "w" in text.split("<details>", 1)[1]
@@ -314,7 +331,7 @@ def test_the_remedies_reach_the_case_details_and_a_variants_section_stays_inert(
         {"name": "strict", "overrides": ["params"], "samples_requested": 10, "samples_ok": 10, "sample_errors": 0,
          "unique_completions": 1, "answers": 1, "parsed_agreement": 1.0, "tokens": 1234,
          "primary": {"metric": "parsed_agreement", "k": 10, "n": 10}, "p_value": 0.04, "p_holm": 0.04,
-         "significant": True, "change": "better"},
+         "significant": True, "change": "better", "accuracy": 0.9, "modal": "A <b>", "modal_count": 10},
         {"name": "broken", "overrides": ["provider"], "samples_requested": 10, "samples_ok": 0, "sample_errors": 10,
          "error": "10 of 10 samples failed: <img src=x onerror=alert(1)> | `x` @org/team"},
     ]  # fmt: skip
@@ -332,10 +349,10 @@ def test_the_remedies_reach_the_case_details_and_a_variants_section_stays_inert(
     assert "- Drawn otherwise than the baseline: baseline drawn at concurrency 1, this run at 8." in text
     assert "- Suggestion: Make it strict \\| now" in text  # escaped: it would split a table cell elsewhere
     assert "🧪 Variants: 2 measured beside 1 case, 1 significantly better than as written</summary>" in text
-    assert "| shaky | as written | 2 | — | — | — | agreement 6/10 |" in text
-    assert (
-        "| | strict (params) | 1 | 1.00 | — | 1,234 | agreement 10/10 against 6/10: better, p = 0.04 after Holm "
-        "(significant) |" in text.replace("|  |", "| |")
+    assert "| shaky | as written | 2 | — | — | — | 'A' 6/10 | — | agreement 6/10 |" in text
+    assert (  # what the remedy may cost beside what it buys: accuracy and the answer it settles on
+        "| | strict (params) | 1 | 1.00 | — | 0.90 | 'A &lt;b&gt;' 10/10 | 1,234 | agreement 10/10 against 6/10: "
+        "better, p = 0.04 after Holm (significant) |" in text.replace("|  |", "| |")
     )
     page = assert_inert(text)
     assert [t for t, _ in page.tags].count("tr") == 2 + 4  # the case table, then the variants' header and rows

@@ -81,14 +81,14 @@ def variant(i: int) -> VariantResult:
     return VariantResult(
         name=f"v{i}", overrides=("params",), samples_requested=10, samples_ok=10, sample_errors=0,
         unique_completions=1, primary=Agreement("mode_share", 10, 10), p_value=0.01, p_holm=0.02,
-        significant=True, change="better",
+        significant=True, change="better", accuracy=0.8, modal="7", modal_count=10,
     )  # fmt: skip
 
 
 def report(*cases: CaseResult) -> Report:
     summary = Summary(cases=len(cases), passed=0, failed=0, regressed=len(cases), new=0, errors=0)
     return Report(
-        suite=SuiteRef("s.yml", "s"), verdict="fail", exit_code=1, summary=summary,
+        suite=SuiteRef("s.yml", "s"), verdict="fail", exit_code=1, outcome="fail", summary=summary,
         run=RunFacts(baseline=BaselineFacts("s.baseline.json", "compared")), cases=cases,
     )  # fmt: skip
 
@@ -104,6 +104,7 @@ def test_the_variants_section_counts_what_did_better_and_stops_at_its_row_limit(
         "52",
         "mode share 5/10",
     )
+    assert (written.accuracy, first.accuracy, first.modal) == ("—", "0.80", "'7' 10/10")
     assert first.against == "mode share 10/10 against 5/10: better, p = 0.02 after Holm (significant)"
     many = replace(CASE, variants=tuple(variant(i) for i in range(MAX_VARIANT_ROWS + 5)))
     big = variants_section(report(many))
