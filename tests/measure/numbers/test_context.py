@@ -58,7 +58,8 @@ def test_concluding_sentences_begin_after_a_sentence_end() -> None:
         ("for part (2) it is 21", [True, False]),
         ("the 12th term is 45", [True, False]),  # an ordinal that names what follows
         ("She came 3rd.", [False]),  # an ordinal that is the answer
-        ("the 3rd. Then 4", [False, False]),  # the next number is in another sentence
+        ("the 3rd. Then 4", [True, False]),  # an ordinal that does not rank names a day, a floor, a term
+        ("on the 18th", [True]),
         ("She took 3 steps and 4 questions", [False, False]),
     ],
 )

@@ -87,3 +87,18 @@ def test_minor_units_need_a_currency() -> None:
 def test_a_power_of_a_letter_is_an_expression() -> None:
     (token, *_rest) = scan("2^n − 1 moves").tokens
     assert token.not_one == "2^n is an expression, not one number"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2^" + "9" * 4301,  # int() refused the exponent: a ValueError before issue 37
+        "2⁹" + "⁹" * 4301,
+        "5" + "万" * 300,  # 10^1200: past the exponents a number may have
+        "$" + "1" * 1001 + " and 5 cents",  # the cents of an amount out of range are no amount of their own
+    ],
+    ids=["power", "superscripts", "cjk", "minor-units"],
+)
+def test_a_notation_past_any_plausible_answer_has_no_value_held(text: str) -> None:
+    (huge,) = scan(text).tokens
+    assert huge.value is None and huge.end == len(text)
