@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from tests.pipeline.conftest import RunCli, write_suite
 from tests.support.openai_server import ScriptedOpenAI
+from tests.test_cli import stabilitygate
 
-ROOT = Path(__file__).resolve().parents[2]
 EUROPEAN, SURD, JSON_ANSWER = "Wie weit?", "Diagonal?", "Count, as JSON."
 
 
@@ -54,24 +51,13 @@ def test_a_reply_past_any_plausible_number_is_a_parse_failure_in_run_and_score(t
     with ScriptedOpenAI({HUGE: [(PAST_ANY_ANSWER, 3), ("The answer is 7.", 7)]}) as server:
         suite = write_suite(tmp_path, server.base_url, cases)
         samples, ran = tmp_path / "samples.jsonl", tmp_path / "run.json"
-        run = _gate("run", str(suite), "--no-progress", "--samples-out", str(samples), "--report-json", str(ran))
+        files = ["--samples-out", str(samples), "--report-json", str(ran)]
+        run = stabilitygate("run", str(suite), "--no-progress", *files)
     scored = tmp_path / "score.json"
-    score = _gate("score", str(samples), "--suite", str(suite), "--report-json", str(scored))
+    score = stabilitygate("score", str(samples), "--suite", str(suite), "--report-json", str(scored))
     for process, report in ((run, ran), (score, scored)):
         assert process.returncode in (0, 1), process.stderr  # a verdict, not an internal error (3)
         (case,) = json.loads(report.read_text())["cases"]
         assert case["metrics"]["parse_failures"] == 3
         assert case["answers"] == [{"answer": 7, "count": 7}]
         assert any("3 of 10 answers did not parse (first: the number is out of range)" in n for n in case["notes"])
-
-
-def _gate(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "stabilitygate", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )

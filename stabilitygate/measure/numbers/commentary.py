@@ -3,13 +3,12 @@
 A check ("Check: 15 + 27 = 42 ✓", "Let's verify: ...", "Sanity check: ...", a line marked ✓) runs
 to the next concluding sentence or the end. A remark is a sentence that opens as an aside ("For
 comparison, ...", "Fun fact: ...", "In general, ...", "Note: ..."), asks ("Need the other 2?"),
-offers more ("Let me know if you'd like 2 more examples", "I can walk you through steps 2 and
-3") or supposes another situation
-with "would", "could" or "might" ("Working alone, Alice would need 10 hours", "if she had skipped
-lunch she would have $57", "... instead of 40"); a comparison runs to the end of its clause ("15
-birds, up from 9", "12, not 15", "rather than 8", "12 years old, 3 years older than her brother"),
-as does a part of the answer (", including 8 children"). Their numbers are passed over while a
-number before them is left.
+offers more ("Let me know if you'd like 2 more examples", "I can walk you through steps 2 and 3")
+or supposes another situation with "would", "could" or "might" ("Working alone, Alice would need
+10 hours", "if she had skipped lunch she would have $57", "... instead of 40"); a comparison runs
+to the end of its clause ("15 birds, up from 9", "12, not 15", "rather than 8", "12 years old, 3
+years older than her brother"), as does a part of the answer (", including 8 children"). Their
+numbers are passed over while a number before them is left.
 """
 
 from __future__ import annotations
@@ -50,7 +49,8 @@ _COMPARISON = re.compile(
 # Words without which no check, remark or comparison is there to find: most texts skip those looks.
 _CHECK_HINT = re.compile(r"check|verif")
 _REMARK_HINT = re.compile(
-    r"would|could|might|compar|refer|context|fun|general|way|note|n\.b|p\.s|ps:|bonus|tip|interesting|then"
+    r"would|could|might|compar|refer|context|fun|general|way|note|n\.b|p\.s|ps:|bonus|tip|interesting|then|keep"
+    r"|remember|recall"
     r"|like|want|prefer|helpful|helps|know|should|shall|free|happy|glad|can|\?"
 )
 _COMPARISON_HINT = re.compile(r"from|not|compared|versus|vs|instead|rather|includ|of which|among|than")

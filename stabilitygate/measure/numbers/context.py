@@ -1,8 +1,10 @@
-"""Where a number stands: in an aside, as a year, as a label, at the head of a concluding sentence.
+"""Where a number stands: in an aside, as a year, as a label or precision, as a circumstance, at the
+head of a concluding sentence.
 
 These decide which numbers can be the last number of a text (docs/design.md §4.1): an aside
-("85 (of 90 possible)"), a year that closes a clause ("41 in 2031.") or a label ("Step 3",
-"question 3", "the 12th term is 45") only frames the answer.
+("85 (of 90 possible)"), a year that closes a clause ("41 in 2031.", "45 by 2031."), a label
+("Step 3", "steps 2 and 3", "the 12th term", "March 3"), a precision ("to 2 decimal places") or a
+circumstance ("243 after 5 hours", "7 more to reach 50") only frames the answer.
 """
 
 from __future__ import annotations
@@ -54,7 +56,10 @@ _LABEL_WORDS = frozenset(_LABEL_NAMES.split())
 _LABEL_HINT = re.compile(rf"\b(?:{'|'.join(sorted(_LABEL_WORDS, key=len, reverse=True))})s?\b")
 _WORD_BEFORE = re.compile(r"([A-Za-z]+)\.?[ \t]*(?:#|[Nn]o\.)?[ \t]*\(?\Z")
 #: "steps 2 and 3", "parts 1, 2 or 4", "lines 3 to 5": the members after the first label too.
-_LABEL_LIST_GAP = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+|&\s*|-|–)\s*")
+_LABEL_LIST_GAP = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+|to\s+|through\s+|thru\s+|&\s*|-|–)\s*")
+# Words without which no precision or day of the month is there to find: most texts skip those looks.
+_PRECISION_HINT = re.compile(r"decimal|d\.\s?p|dp|signific|sig|s\.\s?f|sf|nearest")
+_MONTH_HINT = re.compile(rf"\b(?:{_MONTH})")
 _PLAIN_RANGE = re.compile(r"[0-9]+\s*(?:to|through|thru|-|–|—)\s*[0-9]+")
 _ORDINAL_AFTER = re.compile(r"(?:st|nd|rd|th)\b")
 
@@ -88,7 +93,8 @@ def _aside_spans(text: str) -> list[tuple[int, int]]:
 
 
 def is_year(text: str, token: NumberToken) -> bool:
-    """A four-digit year after "in", "since", "until", ... that ends its clause ("41 in 2031.")."""
+    """A four-digit year after "in", "since", "as of", "by", a month ... that ends its clause ("41 in
+    2031."), or after "born", "founded" ... wherever the clause goes on."""
     if not (token.plain_integer and len(token.text) == 4 and token.text[0] in "12"):
         return False
     before = text[max(0, token.start - _LOOKBACK) : token.start]
@@ -131,14 +137,17 @@ def labels(text: str, tokens: list[NumberToken]) -> list[bool]:
     """For each number, whether it labels rather than counts: "Step 3", "steps 2 and 3", a precision
     ("to 2 decimal places", "to the nearest 10"), or an ordinal in digits that does not rank ("the
     12th term", "on the 18th"; "came 3rd" ranks)."""
-    named = _LABEL_HINT.search(text.lower()) is not None
+    lower = text.lower()
+    named = _LABEL_HINT.search(lower) is not None
+    precise, dated = _PRECISION_HINT.search(lower) is not None, _MONTH_HINT.search(lower) is not None
     flags: list[bool] = []
     for i, token in enumerate(tokens):
         plain = token.plain_integer or _PLAIN_RANGE.fullmatch(token.text) is not None
         listed = i > 0 and flags[-1] and _listed(text, tokens[i - 1], token)
         flags.append(
-            (plain and ((named and (_labelled(text, token) or listed)) or _ordinal(text, token) or _day(text, token)))
-            or is_precision(text, token)
+            (plain and ((named and (_labelled(text, token) or listed)) or _ordinal(text, token)))
+            or (plain and dated and _day(text, token))
+            or (precise and is_precision(text, token))
         )
     return flags
 

@@ -10,7 +10,7 @@ students: 18 boys and 14 girls") is read at the total before this is asked (stat
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from stabilitygate.measure.canonical import NoAnswer
 from stabilitygate.measure.numbers.chains import Chain, Numbers
@@ -49,8 +49,9 @@ _NO_THING = frozenset(_NO_THING_WORDS.split())
 _MAX_SHOWN = 60
 
 
-def refuse_pairs(numbers: Numbers, chain: Chain, partners: Iterable[int]) -> None:
-    """NoAnswer when another number of the chain's sentence (among `partners`) is offered beside it."""
+def refuse_pairs(numbers: Numbers, chain: Chain, partners: Callable[[], Iterable[int]]) -> None:
+    """NoAnswer when another number of the chain's sentence (among `partners()`, asked only when its
+    sentence holds another number) is offered beside it."""
     text, tokens = numbers.text, numbers.tokens
     answer = tokens[chain.last]
     start, end = _sentence_around(text, tokens[chain.first].start, answer.end)
@@ -59,7 +60,9 @@ def refuse_pairs(numbers: Numbers, chain: Chain, partners: Iterable[int]) -> Non
     otherwise = _OTHERWISE.search(text, answer.end, end)
     if otherwise is not None:  # "$5 for orders under $50, otherwise it's free": only under a condition
         raise NoAnswer(f"no committed answer: {_shown(text, tokens[chain.first].start, end)}")
-    inside = [i for i in partners if not chain.first <= i <= chain.last and start <= tokens[i].start < end]
+    if not any(start <= token.start < end for token in _others(tokens, chain)):
+        return
+    inside = [i for i in partners() if not chain.first <= i <= chain.last and start <= tokens[i].start < end]
     for i in inside:
         other = tokens[i]
         if other.value is None or other.value == answer.value:
@@ -70,6 +73,11 @@ def refuse_pairs(numbers: Numbers, chain: Chain, partners: Iterable[int]) -> Non
         things_end = _two_things(text, first, second) if _adjacent(i, chain) else None
         if things_end is not None:
             raise NoAnswer(f"not one number: {_shown(text, first.start, things_end)}")
+
+
+def _others(tokens: list[NumberToken], chain: Chain) -> list[NumberToken]:
+    """The numbers right before and after the chain: when neither shares its sentence, no number does."""
+    return [*tokens[max(0, chain.first - 1) : chain.first], *tokens[chain.last + 1 : chain.last + 2]]
 
 
 def _sentence_around(text: str, start: int, end: int) -> tuple[int, int]:

@@ -5,14 +5,17 @@
    (refusals.py).
 1. The last explicit answer ("The answer is 4 + 6 = 10." is 10, "The answer is seven." is 7).
 2. Else the last number, where asides ("85 (of 90 possible)"), years closing a clause ("41 in
-   2031."), labels ("Step 3"), code, checks and remarks after the answer are passed over; an
-   output of the code stands; an anchor (an equation's result, or the first number of a sentence
-   that concludes: "So 13 ...") stands when the numbers after it only restate
+   2031."), labels ("Step 3", "to 2 decimal places"), circumstances ("after 5 hours"), a schedule
+   worked out from a duration ("takes 45 minutes, so it is ready at 3:15"), code, checks and
+   remarks after the answer are passed over; an output of the code stands; an answer stated first
+   and explained stands (stated.py); an anchor (an equation's result, or the first number of a
+   sentence that concludes: "So 13 ...") stands when the numbers after it only restate
    ("9 + 4 = 13. So 13 is the result of 9 + 4." is 13; see _only_restated).
 3. A chain is read at its result: "12 + 7 = 19" is 19, "2/3 ≈ 0.67" is 2/3.
 4. What is not one number is refused: a hedge ("8 or 9"), two values ("x = 2 or x = -3"), a
-   range, a ratio, a clock time, a root, an expression, a compound quantity; a restatement
-   ("0.45, or 45%") is read where it is first stated.
+   conditional pair ("$12 online, or $15 at the door"), two quantities ("4 notebooks and 7 pens",
+   pairs.py), a range, a ratio, a clock time, a root, an expression, a compound quantity; a
+   restatement ("0.45, or 45%") is read where it is first stated.
 """
 
 from __future__ import annotations
@@ -63,7 +66,7 @@ def _read(text: str, decimal_comma: bool, depth: int) -> Fraction:
         return _last_number(numbers)
     if explicit.value is None or explicit.chain is None:
         raise NoAnswer(explicit.reason or "no committed answer")
-    refuse_pairs(numbers, explicit.chain, _counted(numbers))
+    refuse_pairs(numbers, explicit.chain, lambda: _counted(numbers))
     return explicit.value
 
 
@@ -94,7 +97,7 @@ def _last_number(numbers: Numbers) -> Fraction:
     candidates = _candidates(numbers, chains, _passed_spans(numbers, code, conclusions), frozenset(code.outputs))
     chosen = _output(numbers, candidates, code, conclusions) or _anchor_or_last(numbers, candidates, conclusions)
     read = committed(numbers, chosen)
-    refuse_pairs(numbers, read, [i for chain in candidates for i in _span(chain)])
+    refuse_pairs(numbers, read, lambda: [i for chain in candidates for i in _span(chain)])
     return last_value(numbers, read)
 
 

@@ -130,3 +130,35 @@ def test_a_thousand_digits_are_still_read() -> None:
 
 def test_a_limit_stops_the_lexer_early() -> None:
     assert len(number_tokens("1 " * 100, limit=7)) == 7
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("at 3 pm.", "3 pm is a clock time, not one number"),  # issue 38: an hour with am/pm or o'clock
+        ("10 a.m. sharp", "10 a.m. is a clock time, not one number"),
+        ("7 o'clock", "7 o'clock is a clock time, not one number"),
+        ("ends at 9:42 pm.", "9:42 pm is a clock time, not one number"),  # the full stop ends the sentence
+    ],
+)
+def test_a_clock_time_is_refused(text: str, reason: str) -> None:
+    (clock,) = number_tokens(text)
+    assert clock.not_one == reason
+
+
+def test_amps_are_no_clock() -> None:
+    assert values("5 amps") == [Fraction(5)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("is - $30.", [Fraction(-30)]),  # issue 38: a minus written loosely before an amount
+        ("savings: –$150", [Fraction(-150)]),
+        ("balance: – $45", [Fraction(-45)]),
+        ("$40 - $55 = -$15", [Fraction(40), Fraction(55), Fraction(-15)]),  # a number before it: subtraction
+        ("pages 12–15", [Fraction(12), Fraction(15)]),  # a range
+    ],
+)
+def test_a_minus_before_a_currency_sign(text: str, expected: list[Fraction]) -> None:
+    assert values(text) == expected
