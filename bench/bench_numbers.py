@@ -1,12 +1,15 @@
 """Benchmark of the number reader: agreement with a careful human reading, next to lm-evaluation-harness.
 
-    .venv/bin/python bench/bench_numbers.py [--corpus bench/number_corpus.jsonl] [--misses]
+    .venv/bin/python bench/bench_numbers.py [--corpus FILE]... [--classes] [--misses] [--shapes [--shape-sizes 64,1024]]
 
-The corpora are ours: bench/number_corpus.jsonl (model-style answers; the classes after
-"adversarial" were written for issue 26 before the reader's rules for them) and
-bench/number_corpus_heldout.jsonl (`--corpus`; written after the rules, before the reader ran on
-them). One JSON object a line: the answer's `class`, its `text` and the `human` reading (a number,
-"p/q" for a fraction with no finite decimal, null when the text commits to no single number).
+The corpora are ours, one JSON object a line: the answer's `class`, its `text` and the `human`
+reading (a number, "p/q" for a fraction with no finite decimal, null when the text commits to no
+single number). Without `--corpus` every bench/number_corpus*.jsonl is read, side by side:
+number_corpus.jsonl (model-style answers; the classes after "adversarial" were written for issue
+26 before the reader's rules for them), number_corpus_heldout.jsonl (issue 26's held-out set,
+written after the rules, before the reader ran on them), number_corpus_dev2.jsonl (issue 38's
+kinds, written before the rules for them and used to develop them) and number_corpus_check2.jsonl
+(issue 38's kinds, written with the development set and read only once the rules were done).
 Each reader agrees when it reads the human's value, or reads nothing where the human sees no
 committed answer. Readers:
 
@@ -20,10 +23,13 @@ committed answer. Readers:
   which forgives formatting ("19.00" for 19) and shows what the extraction itself gets right;
 - "strict-match": `#### (\\-?[0-9\\.\\,]+)`, the first match, scored like flexible-extract.
 
-Prints one row per class and the total; per reader its disagreements, split into abstentions (it
-read nothing where the human reads a number) and wrong numbers (it read a number the human does
-not: the kind a stability gate cannot afford); the reader's CPU time per answer; and with
---misses every text a reader got wrong.
+Prints one row per corpus for `number: true`: agreement, confident wrong numbers (a number read
+where the human reads another or none: the kind a stability gate cannot afford) and abstentions
+(nothing read where the human reads a number), beside flexible-extract's agreement; the reader's
+CPU time per answer. `--classes`: per corpus, one row per class and reader, and each reader's
+disagreements split the same way. `--misses`: every text `number: true` got wrong (every reader's
+with `--classes`). `--shapes`: issue 37's cost per MiB of hostile texts (`2^2^2...` and the others
+found by fuzzing), CPU seconds at 64 KiB and 1 MiB (`--shape-sizes` in KiB).
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import random
 import re
 import sys
 import time
@@ -59,6 +66,7 @@ class Reading:
 
     agrees: bool
     abstained: bool
+    read: str = ""  # what the reader read, as --misses shows it (ours only)
 
 
 @dataclass(frozen=True)
@@ -128,9 +136,9 @@ def harness_numeric_reading(extracted: str, human: Fraction | None) -> Reading:
 def ours_reading(text: str, human: Fraction | None) -> Reading:
     try:
         value = read_number(text)
-    except NoAnswer:
-        return Reading(human is None, abstained=True)
-    return Reading(human is not None and value == canonical_fraction(human), abstained=False)
+    except NoAnswer as refused:
+        return Reading(human is None, abstained=True, read=f"none ({refused})")
+    return Reading(human is not None and value == canonical_fraction(human), abstained=False, read=repr(value))
 
 
 READERS: dict[str, Callable[[Item], Reading]] = {
@@ -141,10 +149,9 @@ READERS: dict[str, Callable[[Item], Reading]] = {
 }
 
 
-def table(items: list[Item]) -> tuple[list[list[str]], dict[str, list[Item]], dict[str, list[Reading]]]:
+def table(items: list[Item]) -> tuple[list[list[str]], dict[str, list[Reading]]]:
     classes = list(dict.fromkeys(item.cls for item in items))
     readings = {name: [reader(item) for item in items] for name, reader in READERS.items()}
-    misses = {name: [item for item, r in zip(items, rs, strict=True) if not r.agrees] for name, rs in readings.items()}
     rows = []
     for cls in [*classes, None]:
         group = [i for i, item in enumerate(items) if cls is None or item.cls == cls]
@@ -153,7 +160,7 @@ def table(items: list[Item]) -> tuple[list[list[str]], dict[str, list[Item]], di
             agreed = sum(readings[name][i].agrees for i in group)
             cells.append(f"{agreed}/{len(group)} ({100 * agreed / len(group):.0f}%)")
         rows.append(cells)
-    return rows, misses, readings
+    return rows, readings
 
 
 def print_table(rows: list[list[str]], header: list[str]) -> None:
@@ -174,6 +181,20 @@ def disagreement_rows(readings: dict[str, list[Reading]]) -> list[list[str]]:
     return rows
 
 
+def summary_row(path: Path, items: list[Item], readings: dict[str, list[Reading]]) -> list[str]:
+    """One corpus: `number: true`'s agreement, confident wrong numbers and abstentions; flexible-extract's agreement."""
+    ours, n = readings["number: true"], len(items)
+    agreed = sum(r.agrees for r in ours)
+    abstained = sum(not r.agrees and r.abstained for r in ours)
+    wrong = sum(not r.agrees and not r.abstained for r in ours)
+    flexible = sum(r.agrees for r in readings["flexible-extract"])
+    return [path.name, str(n), _share(agreed, n), _share(wrong, n), _share(abstained, n), _share(flexible, n)]
+
+
+def _share(count: int, n: int) -> str:
+    return f"{count} ({100 * count / n:.1f}%)"
+
+
 def time_per_answer(items: list[Item], rounds: int = 5) -> float:
     """CPU seconds per answer, the best of `rounds` passes (a shared machine moves wall time too much)."""
     best = float("inf")
@@ -186,25 +207,121 @@ def time_per_answer(items: list[Item], rounds: int = 5) -> float:
     return best / len(items)
 
 
+# -- issue 37: the cost of hostile shapes -----------------------------------------------------------------
+
+#: Texts repeated to size: issue 37's `2^2^2...`, and the shapes fuzzing found costly before its fixes
+#: (long digit runs converted whole, dense notations, lists), beside ordinary prose with numbers.
+SHAPES: dict[str, Callable[[int], str]] = {
+    "The answer is 1e999...": lambda n: "The answer is 1e" + "9" * n,  # int() refuses past 4,300 digits
+    "2⁹⁹⁹... (superscripts)": lambda n: "2" + "⁹" * n,
+    "2^2^2...": lambda n: "2^" * (n // 2) + "2",
+    "2^{2^{...": lambda n: "2^{" * (n // 3) + "2" + "}" * (n // 3),
+    "9^9 9^9 ...": lambda n: "9^9 " * (n // 4),
+    "1e9 1e9 ...": lambda n: "1e9 " * (n // 4),
+    "1.999... (one decimal)": lambda n: "1." + "9" * n,
+    "0.000...1": lambda n: "0." + "0" * n + "1",
+    "999... (one integer)": lambda n: "9" * n,
+    "1,2,1,2,... (one list)": lambda n: "1,2" * (n // 3),
+    "3 × 10^3 × 10^...": lambda n: "3 × 10^" * (n // 7) + "2",
+    "5 m^2 5 m^2 ...": lambda n: "5 m^2 " * (n // 6),
+    "-$5 -$5 ...": lambda n: "-$5 " * (n // 4),
+    "(1, 2) (1, 2) ...": lambda n: "(1, 2) " * (n // 7),
+    "1 + 1 + ... (an answer)": lambda n: "The answer is " + "1 + " * (n // 4) + "1",
+    "(((...": lambda n: "(" * n + "5",
+    "$$$...": lambda n: "$" * n + "5",
+    "prose with numbers": lambda n: _prose(n),
+}
+KIB = 1024
+
+
+_PROSE_WORDS = (
+    "the a of to and in that it is was for on are with as they be at have this from or had by but some "
+    "what there we can out other were all your when up use word how said each she which do their time "
+    "if will way about many then them would write like so these her long make thing see him has look"
+)
+
+
+def _prose(size: int) -> str:
+    """Sentences of 8 to 25 common words, half of them with a number: about one number per 130 characters."""
+    rng = random.Random(1)
+    words = _PROSE_WORDS.split()
+    parts, length = [], 0
+    while length < size:
+        sentence = [rng.choice(words) for _ in range(rng.randint(8, 25))]
+        if rng.random() < 0.5:
+            sentence.insert(rng.randrange(len(sentence)), str(rng.randint(1, 999)))
+        parts.append(" ".join(sentence).capitalize() + ". ")
+        length += len(parts[-1])
+    return "".join(parts)[:size]
+
+
+def shape_rows(sizes: list[int]) -> list[list[str]]:
+    """Per shape: CPU seconds at each size, seconds per MiB at the largest, and what was read."""
+    rows = []
+    for name, make in SHAPES.items():
+        cells, read = [name], ""
+        for size in sizes:
+            text = make(size)
+            start = time.process_time()
+            try:
+                read = str(read_number(text))[:24]
+            except NoAnswer as refused:
+                read = f"none: {str(refused)[:48]}"
+            except ValueError as crash:  # int()'s 4,300-digit limit, before issue 37
+                read = f"crash: {type(crash).__name__}"
+            elapsed = time.process_time() - start
+            cells.append(f"{elapsed:.3f}")
+        cells += [f"{elapsed * 1024 * KIB / len(text):.2f}", read]
+        rows.append(cells)
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--corpus", type=Path, default=HERE / "number_corpus.jsonl")
+    parser.add_argument("--corpus", type=Path, action="append", help="a corpus to read (repeatable); default: all")
+    parser.add_argument("--classes", action="store_true", help="per corpus, one row per class and reader")
     parser.add_argument("--misses", action="store_true", help="list every text a reader got wrong")
+    parser.add_argument("--shapes", action="store_true", help="issue 37's cost per MiB of hostile texts")
+    parser.add_argument(
+        "--shape-sizes", default="64,1024", help="KiB, comma-separated (the tree before issue 37 is quadratic)"
+    )
     args = parser.parse_args(argv)
-    items = load(args.corpus)
-    classes = sorted({item.cls for item in items})
-    print(f"corpus: {len(items)} answers in {len(classes)} classes ({', '.join(classes)})\n")
-    rows, misses, readings = table(items)
-    print_table(rows, ["class", "n", *READERS])
-    print()
-    print_table(disagreement_rows(readings), ["reader", "disagreements", "abstentions", "wrong numbers"])
-    print(f"\nnumber: true reads an answer in {1e6 * time_per_answer(items):.0f} µs of CPU on average")
-    if args.misses:
-        for name, missed in misses.items():
-            print(f"\n{name} misses ({len(missed)}):")
-            for item in missed:
-                print(f"  [{item.cls}] human={_show(item.human)}: {item.text!r}")
+    corpora = args.corpus or sorted(HERE.glob("number_corpus*.jsonl"), key=_corpus_order)
+    summary, all_items = [], []
+    for path in corpora:
+        items = load(path)
+        all_items += items
+        rows, readings = table(items)
+        summary.append(summary_row(path, items, readings))
+        if args.classes:
+            classes = sorted({item.cls for item in items})
+            print(f"\n{path.name}: {len(items)} answers in {len(classes)} classes ({', '.join(classes)})\n")
+            print_table(rows, ["class", "n", *READERS])
+            print()
+            print_table(disagreement_rows(readings), ["reader", "disagreements", "abstentions", "wrong numbers"])
+        if args.misses:
+            for name in READERS if args.classes else ["number: true"]:
+                missed = [(item, r) for item, r in zip(items, readings[name], strict=True) if not r.agrees]
+                print(f"\n{path.name}: {name} misses ({len(missed)}):")
+                for item, reading in missed:
+                    read = f" read {reading.read}" if reading.read else ""
+                    print(f"  [{item.cls}] human={_show(item.human)}{read}: {item.text!r}")
+    print("\n`number: true` on each corpus (flexible-extract's agreement beside it):\n")
+    header = ["corpus", "n", "agreement", "confident wrong", "abstentions", "flexible-extract"]
+    print_table(summary, header)
+    print(f"\nnumber: true reads an answer in {1e6 * time_per_answer(all_items):.0f} µs of CPU on average")
+    if args.shapes:
+        sizes = [int(kib) * KIB for kib in args.shape_sizes.split(",")]
+        print(f"\nCPU seconds to read one hostile text (issue 37), and per MiB at {sizes[-1] // KIB} KiB:\n")
+        header = [f"{size // KIB} KiB" for size in sizes]
+        print_table(shape_rows(sizes), ["shape", *header, "s per MiB", f"read (at {sizes[-1] // KIB} KiB)"])
     return 0
+
+
+def _corpus_order(path: Path) -> tuple[int, str]:
+    """The corpora in the order they were written: issue 19's and 26's first, then the others by name."""
+    first = ["number_corpus.jsonl", "number_corpus_heldout.jsonl"]
+    return (first.index(path.name) if path.name in first else len(first), path.name)
 
 
 def _show(value: Fraction | None) -> Any:

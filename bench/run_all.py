@@ -28,7 +28,7 @@ BENCHES = [
     ("huge input files refused from their size", "bench_bounded_reads.py", []),
     ("hostile inputs of issue 25 at their own sizes", "bench_hostile.py", []),
     ("reading and writing a report of 2,000 cases, typed, next to jsonschema", "bench_report_read.py", []),
-    ("number reader: agreement with a human reading", "bench_numbers.py", []),
+    ("number reader: agreement with a human reading, cost of hostile texts", "bench_numbers.py", ["--shapes"]),
     ("remedies: the variants' and the probe's exact tests, false alarms and power", "bench_remedies.py", []),
     ("variants: each drawn alone (a budget of its own) against one call a name", "bench_variant_draws.py", []),
     ("pip install in a fresh venv: time, size, first and second semantic run", "bench_install.py", []),

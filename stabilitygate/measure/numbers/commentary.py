@@ -2,11 +2,13 @@
 
 A check ("Check: 15 + 27 = 42 ✓", "Let's verify: ...", "Sanity check: ...", a line marked ✓) runs
 to the next concluding sentence or the end. A remark is a sentence that opens as an aside ("For
-comparison, ...", "Fun fact: ...", "In general, ...", "Note: ...") or supposes another situation
-with "would", "could" or "might" ("Working alone, Alice would need 10 hours", "if she had skipped
-lunch she would have $57", "... instead of 40"); a comparison runs to the end of its clause ("15
-birds, up from 9", "12, not 15", "rather than 8"). Their numbers are passed over while a number
-before them is left.
+comparison, ...", "Fun fact: ...", "In general, ...", "Note: ..."), asks ("Need the other 2?"),
+offers more ("Let me know if you'd like 2 more examples", "I can walk you through steps 2 and 3")
+or supposes another situation with "would", "could" or "might" ("Working alone, Alice would need
+10 hours", "if she had skipped lunch she would have $57", "... instead of 40"); a comparison runs
+to the end of its clause ("15 birds, up from 9", "12, not 15", "rather than 8", "12 years old, 3
+years older than her brother"), as does a part of the answer (", including 8 children"). Their
+numbers are passed over while a number before them is left.
 """
 
 from __future__ import annotations
@@ -21,22 +23,37 @@ _CHECK = re.compile(
 _TICK = re.compile(r"[✓✔✅]")
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)|\n")
 _OPENER = re.compile(
-    r"[\s*_#>(-]*+(?:for\s+comparison|by\s+comparison|in\s+comparison|compared\s+(?:to|with)|for\s+reference"
-    r"|for\s+context|fun\s+fact|in\s+general|generally|by\s+the\s+way|(?:as\s+a\s+)?side\s+note|notes?\s*:"
-    r"|n\.b\.|p\.s\.|ps:|bonus\s*:|interestingly|by\s+then)\b",
+    r"[\s*_#>(-]*+(?:(?:for\s+comparison|by\s+comparison|in\s+comparison|compared\s+(?:to|with)|for\s+reference"
+    r"|for\s+context|fun\s+fact|in\s+general|generally|by\s+the\s+way|(?:as\s+a\s+)?side\s+note|note\s+that"
+    r"|keep\s+in\s+mind|remember\s+that|recall\s+that|interestingly|by\s+then)\b"
+    r"|(?:notes?|n\.\s?b\.?|p\.\s?s\.?|ps|bonus|tip)\s*:|n\.\s?b\.|p\.\s?s\.)",
+    re.I,
+)
+#: An offer to go on: "If you'd like, I can walk you through steps 2 and 3", "Want me to ...?".
+_OFFER = re.compile(
+    r"\b(?:if\s+you(?:['’]d|\s+would)?\s+(?:like|want|prefer)|if\s+(?:that['’]s\s+|it['’]s\s+)?helpful"
+    r"|if\s+(?:that|it|this)\s+helps|let\s+me\s+know|want\s+me\s+to|would\s+you\s+like|do\s+you\s+want"
+    r"|should\s+i|shall\s+i|feel\s+free|(?:happy|glad)\s+to|i\s+can\s+(?:also\s+)?(?:show|explain|walk|go|break|redo"
+    r"|give|help|provide|work|share|write|draw|list|make)|i\s+could\s+(?:also\s+)?(?:show|explain|walk|go|break|redo"
+    r"|give|help|provide|work|share|write|draw|list|make))\b",
     re.I,
 )
 #: "15 birds, up from 9", "12, not 15", "instead of 40": the number compared with, to the clause's end.
 _COMPARISON = re.compile(
-    r"(?:,\s*(?:up|down)\s+from|,\s*not|\b(?:compared\s+(?:to|with)|versus|vs\.?|instead\s+of|rather\s+than))\s[^.;!?\n]*",
+    r"(?:,\s*(?:up|down)\s+from|,\s*not|\b(?:compared\s+(?:to|with)|versus|vs\.?|instead\s+of|rather\s+than)"
+    r"|,\s*(?:including|incl\.|of\s+which|among\s+them|excluding)"
+    r"|,\s*(?:[^\s,.;!?]+\s+){0,3}?(?:older|younger|more|less|fewer|taller|shorter|longer|bigger|smaller|heavier"
+    r"|lighter|higher|lower|cheaper|faster|slower)\s+than)\s[^.;!?\n]*",
     re.I,
 )
 # Words without which no check, remark or comparison is there to find: most texts skip those looks.
 _CHECK_HINT = re.compile(r"check|verif")
 _REMARK_HINT = re.compile(
-    r"would|could|might|compar|refer|context|fun|general|way|note|n\.b|p\.s|ps:|bonus|interesting|then"
+    r"would|could|might|compar|refer|context|fun|general|way|note|n\.b|p\.s|ps:|bonus|tip|interesting|then|keep"
+    r"|remember|recall"
+    r"|like|want|prefer|helpful|helps|know|should|shall|free|happy|glad|can|\?"
 )
-_COMPARISON_HINT = re.compile(r"from|not|compared|versus|vs|instead|rather")
+_COMPARISON_HINT = re.compile(r"from|not|compared|versus|vs|instead|rather|includ|of which|among|than")
 _MODAL = re.compile(r"\b(?:would|could|might)\b", re.I)
 _SCENARIO = re.compile(r"\b(?:alone|instead|otherwise|usual(?:ly)?|comparison)\b", re.I)
 _IF = re.compile(r"\bif\b", re.I)
@@ -76,7 +93,7 @@ def _check_end(start: int, conclusions: list[int], end: int) -> int:
 
 
 def _is_remark(sentence: str) -> bool:
-    if _OPENER.match(sentence):
+    if _OPENER.match(sentence) or _OFFER.search(sentence) or sentence.rstrip().endswith("?"):
         return True
     return _MODAL.search(sentence) is not None and (_SCENARIO.search(sentence) is not None or _supposes(sentence))
 

@@ -52,6 +52,7 @@ class Explicit:
     reason: str | None = None
     start: int = 0  # where the phrase begins
     hypothetical: bool = False  # "the answer would be 36"
+    chain: Chain | None = None  # the chain read, when there is a value
 
 
 def explicit_answer(numbers: Numbers) -> Explicit | None:
@@ -68,10 +69,11 @@ def explicit_answer(numbers: Numbers) -> Explicit | None:
     verb = (lead.group("verb") or "").lower()
     hypothetical = verb.startswith(("would", "could", "might"))
     try:
-        value = _read_at(numbers, starts, lead, pos)
+        chain = _read_at(numbers, starts, lead, pos)
+        value = result(numbers, chain)
     except NoAnswer as refused:
         return Explicit(None, str(refused), lead.start(), hypothetical)
-    return Explicit(value, None, lead.start(), hypothetical)
+    return Explicit(value, None, lead.start(), hypothetical, chain)
 
 
 def _introduced(numbers: Numbers, starts: list[int], pos: int) -> int | None:
@@ -84,13 +86,14 @@ def _introduced(numbers: Numbers, starts: list[int], pos: int) -> int | None:
     return pos if _MATH.match(numbers.text, pos) else None
 
 
-def _read_at(numbers: Numbers, starts: list[int], lead: re.Match[str], pos: int) -> Fraction:
+def _read_at(numbers: Numbers, starts: list[int], lead: re.Match[str], pos: int) -> Chain:
+    """The chain the phrase introduces (or the statement it restates)."""
     i = _token_at(numbers, starts, pos)
     if lead.group().startswith("\\boxed"):
         _check_box(numbers, lead.start() + len("\\boxed{"), i)
     if i is None:
         raise NoAnswer(f"not one number: {' '.join(numbers.text[pos : pos + 30].split())}")
-    return result(numbers, committed(numbers, _chain_from(numbers, i)))
+    return committed(numbers, _chain_from(numbers, i))
 
 
 def _chain_from(numbers: Numbers, i: int) -> Chain:

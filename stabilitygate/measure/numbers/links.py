@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from enum import Enum
 from itertools import pairwise
 
+from stabilitygate.measure.numbers.marks import is_precision
 from stabilitygate.measure.numbers.tokens import NumberToken
 
 _MAX_GAP = 40  # characters; a longer gap joins nothing, which keeps the look linear in the text
@@ -58,7 +59,8 @@ _APPROX_WORDS = re.compile(
 _UNKNOWN = r"[a-zA-Z](?:_\{?\w+\}?)?"  # x, x_1, x_{2}
 #: "8 or 9", "6, or maybe 7", "30, maybe 35", "12 apples, or 13", "x = 2 or x = -3".
 ALTERNATIVE_GAP = re.compile(
-    _UNIT + r"\s*,?\s*(?=or\b|maybe\b|perhaps\b|possibly\b)(?:or\s+)?(?P<hedge>(?:maybe|perhaps|possibly|even)\s+)?"
+    _UNIT + r"\s*,?\s*(?<![^\W\d_])(?=or\b|maybe\b|perhaps\b|possibly\b)(?:or\s+)?"
+    r"(?P<hedge>(?:maybe|perhaps|possibly|even)\s+)?"
     rf"(?:{_UNKNOWN}\s*=\s*)?[*_`$]*",
     re.I,
 )
@@ -66,8 +68,13 @@ ALTERNATIVE_GAP = re.compile(
 _RESTATED_GAP = re.compile(
     _UNIT + r"\s*,?\s*(?:which\s+is|that\s+is|that['’]s|i\.e\.,?|in\s+other\s+words,?)\s+[*_`$]*", re.I
 )
+#: "4.42 rounds up to 5", "4.42, rounded up to 5": the chain goes on to the rounded value.
+_ROUNDED_GAP = re.compile(
+    r"\s*,?\s*(?:which\s+|and\s+)?(?:rounds?|rounded|rounding)\s+(?:(?:up|down|off)\s+)?(?:to\s+)?[*_`$]*", re.I
+)
 _ANOTHER_GAP = re.compile(rf"[\s$]*(?:,|;|\band\b|,\s*and\b)[\s$]*{_UNKNOWN}[\s$]*=[\s$]*")
 _MAX_WORDED_SPACES = 6  # " kilometres tall, or approximately " has 5
+_REMARK_IN_BRACKETS = re.compile(r"\s*\([^()0-9\n]*\)")
 _TIMES_X = re.compile(r"\s+[x×]\s+")  # "6 x 8": a letter x only with spaces on both sides
 
 
@@ -76,6 +83,8 @@ def link_between(text: str, left: NumberToken, right: NumberToken) -> Link:
     gap = text[left.end : right.start]
     if len(gap) > _MAX_GAP:
         return NO_LINK
+    if "(" in gap:  # "4 (counting Sunday) or 3": a remark in brackets links nothing
+        gap = _REMARK_IN_BRACKETS.sub(" ", gap)
     core = _MARKUP.sub("", gap)
     if core == "=":
         return Link(LinkKind.EQUALS)
@@ -87,6 +96,8 @@ def link_between(text: str, left: NumberToken, right: NumberToken) -> Link:
         return Link(LinkKind.OPERATOR, _OPERATORS[core])
     if _TIMES_X.fullmatch(gap):
         return Link(LinkKind.OPERATOR, "*")
+    if _ROUNDED_GAP.fullmatch(gap):  # "4.42 rounds up to 5"; "12.6, rounded to 1 decimal place" is no link
+        return NO_LINK if is_precision(text, right) else Link(LinkKind.EQUALS)
     return _worded(gap)
 
 

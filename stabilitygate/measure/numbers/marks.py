@@ -43,6 +43,13 @@ _CHANGE = re.compile(
     r"|convert(?:ed|s)?|round(?:ed|s|ing)?|add(?:ed|s|ing)?|set|sets|multipl(?:y|ied|ies)|divided?)\b[^.;!?\n]*$",
     re.I,
 )
+#: A precision, not a quantity: "to 2 decimal places", "3 significant figures", "1 d.p.", "to the nearest 10".
+_PRECISION_AFTER = re.compile(
+    r"\s*(?:decimal\s+(?:places?|points?|digits?)|decimals?\b|d\.\s?p\.?|dp\b|significant\s+(?:figures?|digits?)"
+    r"|sig\.?\s*figs?\b|s\.\s?f\.|sf\b)",
+    re.I,
+)
+_NEAREST_BEFORE = re.compile(r"\bnearest\s+(?:whole\s+)?\Z", re.I)
 _UNITS = {
     "time": "years? yrs? months? weeks? wks? days? hours? hrs? h minutes? mins? min seconds? secs? s",
     "length": "km kilometres? kilometers? metres? meters? m cm mm miles? mi yards? yds? feet foot ft inch(?:es)? in",
@@ -93,6 +100,14 @@ def _merged_pairs(text: str, tokens: list[NumberToken]) -> list[NumberToken]:
     return merged
 
 
+def is_precision(text: str, token: NumberToken) -> bool:
+    """ "to 2 decimal places", "3 significant figures", "to the nearest 10": how exact, not how many."""
+    if token.value is None or token.value.denominator != 1:
+        return False
+    before = _NEAREST_BEFORE.search(text, max(0, token.start - 24), token.start)
+    return before is not None or _PRECISION_AFTER.match(text, token.end) is not None
+
+
 def _range(text: str, tokens: list[NumberToken], i: int) -> NumberToken | None:
     low, high = tokens[i], tokens[i + 1]
     gap = text[low.end : high.start]
@@ -101,8 +116,8 @@ def _range(text: str, tokens: list[NumberToken], i: int) -> NumberToken | None:
     before = text[max(0, low.start - _RANGE_LOOKBACK) : low.start]
     if _AND.fullmatch(gap):
         ranged = _BETWEEN.search(before) is not None
-    elif _TO.fullmatch(gap):
-        ranged = _CHANGE.search(before) is None
+    elif _TO.fullmatch(gap):  # "rose from 20 to 35" changes; "4.47 to 2 decimal places" is exact to
+        ranged = _CHANGE.search(before) is None and not is_precision(text, high)
     else:
         ranged = _DASH.fullmatch(gap) is not None
     if not ranged:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
 
-from stabilitygate.measure.numbers.tokens import MAX_EXPONENT, NumberToken, refused
+from stabilitygate.measure.numbers.tokens import MAX_EXPONENT, NumberToken, bounded_int, refused
 
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 _POWER = re.compile(
@@ -20,7 +20,10 @@ _POWER = re.compile(
     r"|(?P<sup>[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)"
     r"|(?P<symbolic>\^\s*\{?\s*(?!\\circ)[A-Za-z\\])"
 )
-_TIMES = re.compile(r"\s*(?:×|x|\*|·|⋅|\\times|\\cdot)\s*")
+_UNIT = r"[A-Za-z\u00b5\u03bc\u03a9]{1,4}"
+_UNIT_BEFORE_POWER = re.compile(rf"[0-9][ \t]*(?:{_UNIT}[/·⋅*. ])*(?P<last>{_UNIT})\s*(?:\^|\*\*)\s*\{{?\s*\Z")
+_VARIABLES = frozenset("abnxyz")  # "5 x^2" is algebra, not a unit
+_TIMES = re.compile(r"\s*(?:×|x|\*|·|⋅|✕|⨯|∙|\\times|\\cdot)\s*")
 _MAX_BITS = 100_000  # a power past this many bits is no answer anyone wrote
 
 _MAGNITUDE_WORDS = {
@@ -73,7 +76,9 @@ _MAJOR_WORD = re.compile(r"\s*(?:dollars?|euros?|pounds?|bucks|USD|EUR|GBP)\b", 
 
 
 def with_notations(text: str, tokens: list[NumberToken]) -> list[NumberToken]:
-    """The tokens with each notation's pieces merged into one number."""
+    """The tokens with each notation's pieces merged into one number, and units' powers dropped."""
+    if "^" in text or "**" in text:
+        tokens = [token for token in tokens if not _unit_power(text, token)]
     for read, hint in _STEPS:
         if hint is None or hint.search(text):  # a cheap look: most texts need few of the steps
             tokens = _each(text, tokens, read)
@@ -113,12 +118,20 @@ def _power_at(text: str, token: NumberToken, _: NumberToken | None) -> NumberTok
     written = (m.group("braced") or m.group("plain") or (m.group("sup") or "").translate(_SUPERSCRIPTS)).replace(
         "\u2212", "-"
     )
-    value = _power(token.value, int(written))
+    value = _power(token.value, bounded_int(written))
     return NumberToken(token.start, m.end(), end_text, value, None)
 
 
-def _power(base: Fraction | None, exponent: int) -> Fraction | None:
-    if base is None or abs(exponent) > MAX_EXPONENT or (base == 0 and exponent < 0):
+def _unit_power(text: str, token: NumberToken) -> bool:
+    """The exponent of a unit after a number ("48 m^2", "9.8 m/s^2", "7.9 g/cm^{3}"): part of the unit."""
+    if not token.text.lstrip("-\u2212").isdigit() or len(token.text) > 3:
+        return False
+    unit = _UNIT_BEFORE_POWER.search(text, max(0, token.start - 24), token.start)
+    return unit is not None and unit.group("last") not in _VARIABLES
+
+
+def _power(base: Fraction | None, exponent: int | None) -> Fraction | None:
+    if base is None or exponent is None or abs(exponent) > MAX_EXPONENT or (base == 0 and exponent < 0):
         return None
     bits = max(base.numerator.bit_length(), base.denominator.bit_length())
     if bits * abs(exponent) > _MAX_BITS:
@@ -148,7 +161,10 @@ def _magnitude_at(text: str, token: NumberToken, _: NumberToken | None) -> Numbe
     m = _MAGNITUDE.match(text, token.end)
     factor: int | None = None
     if m is not None and m.group("cjk"):
-        factor = 10 ** sum(_CJK[char] for char in m.group("cjk"))
+        exponent = sum(_CJK[char] for char in m.group("cjk"))
+        factor = 10**exponent if exponent <= MAX_EXPONENT else None  # "5万万万…": out of range
+        if factor is None:
+            return NumberToken(token.start, m.end(), text[token.start : m.end()], None, None)
     elif m is not None:
         word = " ".join(m.group("word").lower().split())
         factor = 12 if word == "dozen" else 10 ** (9 if word == "mil millones" else _MAGNITUDE_WORDS.get(word, 3))
@@ -180,13 +196,15 @@ def _minor_unit_at(text: str, major: NumberToken, minor: NumberToken | None) -> 
         return None
     gap = _MAJOR.fullmatch(text, major.end, minor.start)
     ending = _MINOR.match(text, minor.end)
-    if gap is None or ending is None or major.value is None or minor.value is None or major.decimals != 0:
+    whole = major.decimals == 0 or major.value is None  # out of range, the cents with it
+    if gap is None or ending is None or minor.value is None or not whole:
         return None
     named = major.text.lstrip("-+\u2212")[:1] in _CURRENCY or _MAJOR_WORD.match(text, major.end) is not None
     if not named or not (minor.plain_integer and len(minor.text) <= 2):
         return None
-    sign = -1 if major.value < 0 else 1
-    value = major.value + sign * Fraction(int(minor.text), 100)
+    value = None
+    if major.value is not None:
+        value = major.value + (-1 if major.value < 0 else 1) * Fraction(int(minor.text), 100)
     return NumberToken(major.start, ending.end(), text[major.start : ending.end()], value, 2)
 
 

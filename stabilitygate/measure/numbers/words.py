@@ -58,10 +58,12 @@ _MAX_WORDS = 16
 Parsed = tuple[Fraction, int] | None  # (value, index of the first word not used)
 
 
-def word_tokens(text: str) -> list[NumberToken]:
-    """Every number written in words in `text`, in order."""
+def word_tokens(text: str, limit: int | None = None) -> list[NumberToken]:
+    """Every number written in words in `text`, in order; the first `limit` of them when a limit is given."""
     found: list[NumberToken] = []
     for m in _START.finditer(text):
+        if len(found) == limit:
+            break
         if found and m.start() < found[-1].end:
             continue
         read = read_number_words(text, m.start())
@@ -93,9 +95,12 @@ def read_number_words(text: str, pos: int) -> tuple[Fraction, int] | None:
 
 
 def _ranking(text: str, pos: int, end: int, word: str) -> tuple[Fraction, int] | None:
-    """An ordinal is a number where it ranks: "finishes fourth", "came in third", "in second place"."""
-    ranks = _RANKS.search(text, max(0, pos - 24), pos) is not None or _PLACE_AFTER.match(text, end) is not None
-    return (Fraction(_ORDINALS[word]), end) if ranks else None
+    return (Fraction(_ORDINALS[word]), end) if ranks(text, pos, end) else None
+
+
+def ranks(text: str, start: int, end: int) -> bool:
+    """Whether the ordinal at text[start:end] ranks: "finishes fourth", "came in 3rd", "in second place"."""
+    return _RANKS.search(text, max(0, start - 24), start) is not None or _PLACE_AFTER.match(text, end) is not None
 
 
 def _half(text: str, words: Words) -> tuple[Fraction, int] | None:

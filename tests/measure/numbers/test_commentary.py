@@ -44,6 +44,14 @@ def test_a_ticked_line_is_a_check() -> None:
         "Working alone, Alice would need 10 hours.",
         "Note that if she had skipped lunch, she would have $57.",
         "She could finish sooner by reading 50 pages a day instead of 40.",
+        "Note: 1 km is 1000 m.",  # a colon and a space (before issue 38 the opener needed a letter after ":")
+        "Tip: for 3 or more items, multiply first.",
+        "Keep in mind that 1 foot is 12 inches.",
+        "If you'd like, I can walk you through steps 2 and 3.",  # issue 38: offers to go on
+        "Want me to break down parts 1 and 2 further?",
+        "I could also give you 5 similar exercises.",
+        "Let me know if you have 2 or 3 more questions!",
+        "Do you need the other 2 items as well?",  # a question after the answer asks, it does not answer
     ],
 )
 def test_remarks_are_passed_over(remark: str) -> None:
@@ -64,6 +72,8 @@ def test_a_step_that_supposes_nothing_else_is_no_remark(sentence: str) -> None:
         ("15 birds, up from 9 on Monday.", ", up from 9 on Monday"),
         ("She has 12, not 15.", ", not 15"),
         ("Use 50 pages instead of 40.", "instead of 40"),
+        ("She is 12 years old, 3 years older than her brother.", ", 3 years older than her brother"),
+        ("A total of 56 people came, including 8 children.", ", including 8 children"),
     ],
 )
 def test_a_comparison_runs_to_the_end_of_its_clause(text: str, comparison: str) -> None:

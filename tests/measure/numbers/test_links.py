@@ -50,3 +50,17 @@ def test_a_long_gap_links_nothing() -> None:
     text = "4" + " " * 100 + "+ 6"
     a, b = number_tokens(text)
     assert link_between(text, a, b).kind is LinkKind.NONE
+
+
+@pytest.mark.parametrize(
+    ("text", "link"),
+    [
+        ("4.42 rounds up to 5", Link(LinkKind.EQUALS)),  # issue 38: the chain goes on to the rounded value
+        ("4.42, rounded to 4", Link(LinkKind.EQUALS)),
+        ("12.6, rounded to 1 decimal place", Link(LinkKind.NONE)),  # a precision, not a value
+        ("4 (counting Sunday) or 3", Link(LinkKind.ALTERNATIVE)),  # a remark in brackets links nothing
+        ("4 dozen for $12", Link(LinkKind.NONE)),  # "for" is no "or" (read as a hedge before issue 38)
+    ],
+)
+def test_rounding_and_bracketed_remarks(text: str, link: Link) -> None:
+    assert links(text)[-1] == link

@@ -87,3 +87,42 @@ def test_minor_units_need_a_currency() -> None:
 def test_a_power_of_a_letter_is_an_expression() -> None:
     (token, *_rest) = scan("2^n − 1 moves").tokens
     assert token.not_one == "2^n is an expression, not one number"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2^" + "9" * 4301,  # int() refused the exponent: a ValueError before issue 37
+        "2⁹" + "⁹" * 4301,
+        "5" + "万" * 300,  # 10^1200: past the exponents a number may have
+        "$" + "1" * 1001 + " and 5 cents",  # the cents of an amount out of range are no amount of their own
+    ],
+    ids=["power", "superscripts", "cjk", "minor-units"],
+)
+def test_a_notation_past_any_plausible_answer_has_no_value_held(text: str) -> None:
+    (huge,) = scan(text).tokens
+    assert huge.value is None and huge.end == len(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("The area is 48 m^2.", 48),  # issue 38: a unit's power is part of the unit
+        ("g = 9.8 m/s^2", Fraction(98, 10)),
+        ("7.9 g/cm^{3}", Fraction(79, 10)),
+        ("9.8 m s^-2", Fraction(98, 10)),
+        ("8 m**3 of water", 8),
+    ],
+)
+def test_a_units_power_is_no_number(text: str, value: Fraction) -> None:
+    assert [t.value for t in scan(text).tokens] == [value]
+
+
+def test_a_power_of_a_variable_is_still_an_expression() -> None:
+    (_, power) = scan("5 x^2").tokens
+    assert power.not_one is not None
+
+
+@pytest.mark.parametrize("times", ["✕", "⨯", "∙"])
+def test_more_times_signs_before_a_power_of_ten(times: str) -> None:
+    assert [t.value for t in scan(f"4 {times} 10⁶").tokens] == [4_000_000]

@@ -20,6 +20,15 @@ from stabilitygate.measure.numbers.refusals import refusal_in
         "This cannot be determined from 3, 4 and 9.",
         "The puzzle has no unique answer.",
         "This equation has no solution since 5 can't be split into 3 equal parts.",
+        "I won't guess here: 3 + 4 = 7 boxes, but how many are empty?",  # issue 38: refusals that quote arithmetic
+        "I can't verify that 17 × 23 = 391 is what your teacher wants.",
+        "I'd need the width too; area = 12 × width.",
+        "The problem never says how many were sold.",
+        "I'm not sure what you're asking. 5 + 5 = 10, but that doesn't seem right.",
+        "Without knowing the price, all I can say is 3 items cost 3p.",
+        "Not enough info. If she had 5, 5 × 3 = 15.",
+        "I can't be certain: 3 × 7 = 21 if there are 7 per row.",
+        "The slope is undefined since 4 - 4 = 0.",
     ],
 )
 def test_declining_is_found(text: str) -> None:

@@ -86,3 +86,79 @@ def test_an_exponent_past_a_thousand_has_no_value_held() -> None:
     (huge,) = number_tokens("1e5000")
     assert huge.value is None
     assert values("1e999") == [Fraction(10) ** 999]
+
+
+# -- issue 37: numbers past any plausible answer are out of range, never a crash --------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1e" + "9" * 4301,  # int() refuses an exponent past 4,300 digits: a ValueError before issue 37
+        "1e-" + "9" * 4301,
+        "9" * 4301 + "/7",
+        "3 " + "1" * 4301 + "/" + "7" * 4302,
+        "\\frac{" + "1" * 4301 + "}{3}",
+        "1" * 4301 + "½",
+        "1" * 1001,
+        "0." + "0" * 1000 + "1",  # read 0.0 before, after work the square of its length
+        "1." + "9" * 1000,  # read 2.0
+        "1,2," * 500 + "3",  # a run of more than 1,000 digits: whatever it means, out of range
+    ],
+    ids=[
+        "exponent",
+        "negative-exponent",
+        "fraction",
+        "mixed",
+        "latex",
+        "vulgar",
+        "integer",
+        "small",
+        "decimal",
+        "list",
+    ],
+)
+def test_a_number_of_more_than_a_thousand_digits_has_no_value_held(text: str) -> None:
+    (huge,) = number_tokens(text)
+    assert huge.value is None and huge.start == 0 and huge.end == len(text)
+
+
+def test_a_thousand_digits_are_still_read() -> None:
+    assert values("9" * 1000) == [Fraction(10**1000 - 1)]
+    assert values("1e-1000") == [Fraction(1, 10**1000)]
+
+
+def test_a_limit_stops_the_lexer_early() -> None:
+    assert len(number_tokens("1 " * 100, limit=7)) == 7
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("at 3 pm.", "3 pm is a clock time, not one number"),  # issue 38: an hour with am/pm or o'clock
+        ("10 a.m. sharp", "10 a.m. is a clock time, not one number"),
+        ("7 o'clock", "7 o'clock is a clock time, not one number"),
+        ("ends at 9:42 pm.", "9:42 pm is a clock time, not one number"),  # the full stop ends the sentence
+    ],
+)
+def test_a_clock_time_is_refused(text: str, reason: str) -> None:
+    (clock,) = number_tokens(text)
+    assert clock.not_one == reason
+
+
+def test_amps_are_no_clock() -> None:
+    assert values("5 amps") == [Fraction(5)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("is - $30.", [Fraction(-30)]),  # issue 38: a minus written loosely before an amount
+        ("savings: –$150", [Fraction(-150)]),
+        ("balance: – $45", [Fraction(-45)]),
+        ("$40 - $55 = -$15", [Fraction(40), Fraction(55), Fraction(-15)]),  # a number before it: subtraction
+        ("pages 12–15", [Fraction(12), Fraction(15)]),  # a range
+    ],
+)
+def test_a_minus_before_a_currency_sign(text: str, expected: list[Fraction]) -> None:
+    assert values(text) == expected
