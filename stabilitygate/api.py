@@ -106,7 +106,7 @@ def run(
     if embedder is not None and to_sample:
         embedder.start_loading()  # the model loads while the first requests are in flight
     settings = sampling_settings(loaded, concurrency, early_stop)
-    secrets = _run_secrets(to_sample, env)
+    secrets = _run_secrets(loaded, to_sample, env)
 
     spent: list[int] = []  # requests of the stages so far: `max_requests` caps the whole run
 
@@ -154,7 +154,7 @@ def run(
     if judges is not None and (judges.session.interrupted or not sampled.facts.interrupted):
         meanings = judges.step(to_sample, sampled.samples, baseline_file.contents)
     measured_variants = (
-        _variants_of(loaded, to_sample, settings, env, _path(samples_out), embedder, _cache(embedding_cache))
+        _variants_of(loaded, to_sample, settings, env, secrets, _path(samples_out), embedder, _cache(embedding_cache))
         if variants and not sampled.facts.interrupted
         else []
     )
@@ -176,10 +176,13 @@ def run(
     )
 
 
-def _run_secrets(cases: Sequence[ResolvedCase], environ: Mapping[str, str]) -> list[str]:
-    """The values a run redacts; a variable the suite names whose value is too short to redact
-    without altering completions is left unredacted, and said so (docs/design.md §12)."""
-    found = collect_secrets(secret_env_names(cases), environ)
+def _run_secrets(loaded: LoadedSuite, cases: Sequence[ResolvedCase], environ: Mapping[str, str]) -> list[str]:
+    """The values a run redacts, everywhere: the keys of the cases' providers, of their variants and of
+    their entailment judges, whichever of them a text comes from; a variable the suite names whose
+    value is too short to redact without altering completions is left unredacted, and said so
+    (docs/design.md §12)."""
+    variants = [variant.case for case in cases for variant in loaded.variants.get(case.id, ())]
+    found = collect_secrets(secret_env_names([*cases, *variants]), environ)
     for name in sorted(found.too_short):
         log.warning(
             "the value of %s is shorter than %d characters, too short to redact without altering the "
@@ -195,6 +198,7 @@ def _variants_of(
     cases: Sequence[ResolvedCase],
     settings: Sampling,
     environ: Mapping[str, str],
+    secrets: Sequence[str],
     samples_out: Path | None,
     embedder: Embedder | None,
     cache_dir: str | None,
@@ -208,7 +212,14 @@ def _variants_of(
         return measure_cases(some, drawn, requested=sizes, embedder=embedder, sampling=None, meanings=judged)
 
     return draw_variants(
-        loaded, cases, settings=settings, environ=environ, samples_out=samples_out, measure=measure, cache_dir=cache_dir
+        loaded,
+        cases,
+        settings=settings,
+        environ=environ,
+        secrets=secrets,
+        samples_out=samples_out,
+        measure=measure,
+        cache_dir=cache_dir,
     )
 
 
@@ -351,7 +362,7 @@ def _judge_scored(
         scored.samples,
         settings=loaded.suite.sampling,
         environ=os.environ,
-        secrets=_run_secrets(scored.cases, os.environ),
+        secrets=_run_secrets(loaded, scored.cases, os.environ),
         baseline=baseline_file.contents,
         cache_dir=_cache(embedding_cache),
         recorded=recorded,

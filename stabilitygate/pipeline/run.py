@@ -21,9 +21,9 @@ from stabilitygate.providers.interface import Provider, ProviderError
 from stabilitygate.report.model import SamplingFacts
 from stabilitygate.samples import Sample
 from stabilitygate.sampling.progress import Progress
-from stabilitygate.sampling.sampler import SamplingOutcome, sample_cases
+from stabilitygate.sampling.sampler import ERROR_SHOWN_CHARS, SamplingOutcome, sample_cases
 from stabilitygate.sampling.samples_file import SamplesWriter
-from stabilitygate.secrets import redact
+from stabilitygate.secrets import Secrets
 from stabilitygate.suite.load import LoadedSuite
 from stabilitygate.suite.model import ResolvedCase, Sampling
 
@@ -119,7 +119,7 @@ async def _sample(
     start: Mapping[str, int],
 ) -> tuple[SamplingOutcome | None, bool]:
     """Sample every case; SIGINT/SIGTERM cancel the sampling and keep what was received."""
-    providers = _providers(cases, sampling, env)
+    providers = _providers(cases, sampling, env, secrets)
     total = sum(c.samples - start.get(c.id, 0) for c in cases)
     progress = None if progress_mode is False else Progress(total, interactive=progress_mode)
 
@@ -139,7 +139,7 @@ async def _sample(
     try:
         return await _until_interrupted(warm_then_sample())
     except ProviderError as exc:  # the warm-up failed: nothing was sampled
-        return _nothing_sampled(redact(str(exc), secrets)), False
+        return _nothing_sampled(Secrets.of(secrets).preview(str(exc), ERROR_SHOWN_CHARS)), False
     finally:
         if progress is not None:
             progress.close()
@@ -236,14 +236,17 @@ def _on_signals(
     return before
 
 
-def _providers(cases: Sequence[ResolvedCase], sampling: Sampling, env: Mapping[str, str]) -> dict[str, Provider]:
-    """One provider per distinct configuration, so cases that share an endpoint share its connections."""
+def _providers(
+    cases: Sequence[ResolvedCase], sampling: Sampling, env: Mapping[str, str], secrets: Sequence[str]
+) -> dict[str, Provider]:
+    """One provider per distinct configuration, so cases that share an endpoint share its connections;
+    each redacts the run's `secrets` beside its own."""
     shared: dict[str, Provider] = {}
     by_case: dict[str, Provider] = {}
     for case in cases:
         key = case.provider.model_dump_json()
         if key not in shared:
-            shared[key] = make_provider(case.provider, environ=env, timeout_s=sampling.timeout_s)
+            shared[key] = make_provider(case.provider, environ=env, timeout_s=sampling.timeout_s, run_secrets=secrets)
         by_case[case.id] = shared[key]
     return by_case
 

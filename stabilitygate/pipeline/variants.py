@@ -60,9 +60,11 @@ def draw_variants(
     samples_out: Path | None,
     measure: Measure,
     cache_dir: str | None = None,
+    secrets: Sequence[str] = (),
 ) -> list[MeasuredVariant]:
     """Sample and measure every variant of `cases`; `measure(cases, samples, meanings)` measures them
-    as the run measures its own cases."""
+    as the run measures its own cases. Every text is redacted with the run's `secrets` as well as the
+    variant's own keys: a variant's program may echo the case's key (docs/design.md §12)."""
     groups = variant_groups(loaded, cases)
     if not groups:
         return []
@@ -70,7 +72,7 @@ def draw_variants(
     out = variants_file(samples_out)
     runs: list[MeasuredVariant] = []
     for i, group in enumerate(groups.values()):
-        runs.extend(_draw_group(group, settings, environ, out, i > 0, measure, cache_dir))
+        runs.extend(_draw_group(group, settings, environ, secrets, out, i > 0, measure, cache_dir))
     return runs
 
 
@@ -78,6 +80,7 @@ def _draw_group(
     group: Sequence[ResolvedVariant],
     settings: Sampling,
     environ: Mapping[str, str],
+    run_secrets: Sequence[str],
     out: Path | None,
     append: bool,
     measure: Measure,
@@ -85,7 +88,7 @@ def _draw_group(
 ) -> list[MeasuredVariant]:
     """One variant name over its cases, in one sampler call of its own."""
     cases = [v.case for v in group]
-    secrets = sorted(collect_secrets(secret_env_names(cases), environ))
+    secrets = sorted({*collect_secrets(secret_env_names(cases), environ), *run_secrets})
     own = settings.model_copy(update={"early_stop": False, "max_requests": None})
     try:
         drawn = draw_samples(cases, own, environ, secrets=secrets, samples_out=out, append=append)

@@ -22,6 +22,9 @@ from stabilitygate.secrets import Secrets
 from stabilitygate.suite.model import ResolvedCase, Sampling
 
 BUDGET_FACTOR = 3  # default max_requests = 3 x the samples requested
+#: Why a sample failed, as the samples file and the report keep it: redacted with every secret of the
+#: run, then folded onto one line, then cut (docs/design.md §12, "Redact, then cut").
+ERROR_SHOWN_CHARS = 1000
 
 
 @dataclass(frozen=True)
@@ -148,7 +151,7 @@ class _Run:
             case=job.case.id,
             index=job.index,
             text=None,
-            error=self.secrets.redact(f"{error.kind}: {error}{note}"),
+            error=self.secrets.preview(f"{error.kind}: {error}", ERROR_SHOWN_CHARS) + note,
             latency_ms=round(latency_ms, 1),
             attempts=attempts,
         )
@@ -168,7 +171,7 @@ class _Run:
     def halt(self, error: FatalProviderError) -> None:
         """Stop the run: no new jobs, and the other workers' requests are cancelled."""
         if self.fatal_error is None:
-            self.fatal_error = self.secrets.redact(str(error))
+            self.fatal_error = self.secrets.preview(str(error), ERROR_SHOWN_CHARS)
         current = asyncio.current_task()
         for task in self.workers:
             if task is not current:
