@@ -55,7 +55,7 @@ from stabilitygate.samples import Sample
 from stabilitygate.secrets import MIN_SECRET_CHARS, collect_secrets
 from stabilitygate.suite.load import LoadedSuite
 from stabilitygate.suite.model import ResolvedCase, Sampling
-from stabilitygate.suite.sizes import baseline_size
+from stabilitygate.suite.sizes import baseline_size, checked_samples
 
 if TYPE_CHECKING:
     from stabilitygate.measure.embedder import Embedder
@@ -94,6 +94,7 @@ def run(
     the embedding cache's directory ("off" for none; default: the user's cache directory).
     `accept_baseline_suite`: a baseline recorded under this suite name is compared too (else exit 2).
     """
+    checked_samples(samples, named="--samples")  # before anything is loaded, drawn or allocated
     loaded = _loaded(suite)
     env = os.environ if environ is None else environ
     check_environment(loaded, env)
@@ -243,8 +244,6 @@ def _chosen_cases(
         return [c.model_copy(update={"samples": baseline_size(c)}) for c in chosen]
     if samples is None:
         return chosen
-    if samples < 2:
-        raise BadInput(f"samples must be at least 2, not {samples}")
     return [c.model_copy(update={"samples": samples}) for c in chosen]
 
 

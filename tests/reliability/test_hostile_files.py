@@ -147,6 +147,16 @@ def test_a_regex_that_the_engine_runs_in_linear_time_still_parses(tmp_path: Path
 # --- item 7: exit 2 naming the place, where exit 3 was --------------------------------------------
 
 
+# --- issue 37, item 2: every input bounded before work starts ------------------------------------
+
+
+@pytest.mark.parametrize("command", ["run", "plan"])
+def test_samples_given_on_the_command_line_obey_the_suites_bound(tmp_path: Path, command: str) -> None:
+    """`--samples 1000000000` sampled until killed (`run`), or allocated 3.7 GiB and exited 3 (`plan`)."""
+    done = gate(command, str(suite_file(tmp_path)), "--samples", "1000000000", cwd=tmp_path)
+    assert_bad_input(done, "1,000,000,000", "expected 2 to 100,000")
+
+
 def test_a_suite_number_of_5000_digits(tmp_path: Path) -> None:
     text = yaml.safe_dump(SUITE, sort_keys=False).replace("samples: 4", "samples: " + "9" * 5000)
     line = text.splitlines().index("  samples: " + "9" * 5000) + 1
