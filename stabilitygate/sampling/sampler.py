@@ -15,8 +15,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from stabilitygate.providers.interface import Completion, FatalProviderError, Provider, ProviderError, Request
-from stabilitygate.samples import Sample, TokenLogprob
+from stabilitygate.samples import MAX_LABEL_CHARS, MAX_NAME_CHARS, Sample, TokenLogprob
 from stabilitygate.sampling.progress import Progress
+from stabilitygate.sampling.reply_fields import bounded, checked_usage
 from stabilitygate.sampling.retry import Backoff
 from stabilitygate.secrets import Secrets
 from stabilitygate.suite.model import ResolvedCase, Sampling
@@ -109,6 +110,7 @@ class _Run:
             try:
                 async with asyncio.timeout(self.sampling.timeout_s):
                     completion = await provider.complete(job.request)
+                completion = replace(completion, usage=checked_usage(completion.usage))
             except FatalProviderError as exc:
                 latency_ms = (self.clock() - started) * 1000
                 self.halt(exc)
@@ -138,10 +140,10 @@ class _Run:
             index=job.index,
             text=hide(_valid_unicode(completion.text)),
             latency_ms=round(latency_ms, 1),
-            fingerprint=_redacted(completion.fingerprint, hide),
-            model=_redacted(completion.model, hide),
+            fingerprint=bounded(completion.fingerprint, MAX_NAME_CHARS, hide),
+            model=bounded(completion.model, MAX_NAME_CHARS, hide),
             usage=usage,
-            finish_reason=_redacted(completion.finish_reason, hide),
+            finish_reason=bounded(completion.finish_reason, MAX_LABEL_CHARS, hide),
             attempts=attempts,
             logprobs=_redacted_logprobs(completion.logprobs, self.secrets),
         )
