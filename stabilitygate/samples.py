@@ -16,7 +16,15 @@ from pydantic_core import CoreSchema, core_schema
 from stabilitygate.metrics import MAX_SAMPLES
 from stabilitygate.typed_json import JSON, Finite, json_schema
 
-__all__ = ["MAX_LABEL_CHARS", "MAX_NAME_CHARS", "MAX_TOKEN_COUNT", "Sample", "TokenLogprob", "samples_schema"]
+__all__ = [
+    "MAX_LABEL_CHARS",
+    "MAX_NAME_CHARS",
+    "MAX_TOKEN_COUNT",
+    "Sample",
+    "TokenCount",
+    "TokenLogprob",
+    "samples_schema",
+]
 
 #: The bounds of what a reply brings (docs/design.md §15, "What the gate writes, it reads back"): the
 #: sampler refuses a reply past them, or cuts its labels, and the samples file's reader holds them too,

@@ -90,3 +90,18 @@ def test_a_baseline_with_a_suite_name_of_4_mb_is_one_short_line(tmp_path: Path) 
     done = gate("run", str(suite_file(tmp_path)), "--no-progress", cwd=tmp_path)
     line = assert_bad_input(done, "suite.baseline.json", "suite")
     assert len(line) < 1000
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("usage", {"prompt_tokens": -5}), ("reply", "r" * 100_000)],
+    ids=["negative-usage", "long-reply"],
+)
+def test_a_judgments_file_holds_the_bounds_of_what_the_judge_replied(tmp_path: Path, field: str, value: object) -> None:
+    """The judge's replies are bounded where they enter; a judgments file beside the samples is held to the same."""
+    samples = samples_file(tmp_path, ["x", "y", "x"])
+    judgment = {"judge": "j", "premise": "0" * 64, "hypothesis": "1" * 64, "case": "a", "label": "entailment",
+                "reply": "entailment", "usage": {}, field: value}  # fmt: skip
+    (tmp_path / "samples.judgments.jsonl").write_text(json.dumps(judgment) + "\n")
+    done = gate("score", str(samples), "--suite", str(suite_file(tmp_path)), cwd=tmp_path)
+    assert_bad_input(done, "samples.judgments.jsonl:1:", field)
