@@ -187,3 +187,30 @@ def test_merge_reads_a_shards_samples_only_beside_its_report(tmp_path: Path, run
     code, merged = run_cli("merge", str(report), report=tmp_path / "merged.json")
     assert code == 0 and merged is not None
     assert "SECRET" not in json.dumps(merged) and merged["cases"][0]["completions"] == [{"text": "Paris", "count": 10}]
+
+
+@pytest.mark.parametrize("linked", ["samples.jsonl", "samples.judgments.jsonl"])
+def test_merge_refuses_a_link_for_every_file_beside_a_shard(tmp_path: Path, run_cli: RunCli, linked: str) -> None:
+    """Issue 37, item 5: the samples file was guarded, its judgments file was followed out of the artifact."""
+    artifact, outside = tmp_path / "artifact", tmp_path / "outside"
+    artifact.mkdir()
+    outside.mkdir()
+    report, samples = artifact / "report.json", artifact / "samples.jsonl"
+    with ScriptedOpenAI({"q1": [("Paris", 1)]}) as server:
+        suite = write_suite(tmp_path, server.base_url, [{"id": "c1", "prompt": "q1"}])
+        code, _ = run_cli(
+            "run", str(suite), "--no-progress", "--shard", "1/1", "--samples-out", str(samples), report=report
+        )
+    assert code == 0
+    judgment = {"judge": "j", "premise": "0" * 64, "hypothesis": "1" * 64, "case": "c1", "label": "neutral",
+                "reply": "neutral", "usage": {}}  # fmt: skip
+    (outside / "samples.judgments.jsonl").write_text(json.dumps(judgment) + "\n")
+    (outside / "samples.jsonl").write_text(samples.read_text())
+    (artifact / linked).unlink(missing_ok=True)
+    (artifact / linked).symlink_to(outside / linked)
+    code, merged = run_cli("merge", str(report), report=tmp_path / "merged.json")
+    assert code == 2 and merged is None
+    (artifact / linked).unlink()
+    (artifact / linked).write_text((outside / linked).read_text())  # the same file, not through a link
+    code, merged = run_cli("merge", str(report), report=tmp_path / "merged.json")
+    assert code == 0 and merged is not None
