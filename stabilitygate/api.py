@@ -31,6 +31,7 @@ from stabilitygate.pipeline.evaluate import (
     read_baseline_file,
     stage_checks,
 )
+from stabilitygate.pipeline.key_routes import say_key_routes
 from stabilitygate.pipeline.meanings import Meanings, judging_steps, meanings_of, recorded_judgments
 from stabilitygate.pipeline.options import Shard
 from stabilitygate.pipeline.plan import Plan, plan_suite
@@ -108,6 +109,7 @@ def run(
         embedder.start_loading()  # the model loads while the first requests are in flight
     settings = sampling_settings(loaded, concurrency, early_stop)
     secrets = _run_secrets(loaded, to_sample, env)
+    say_key_routes([*to_sample, *(_variant_cases(loaded, to_sample) if variants else ())], env)  # before any request
 
     spent: list[int] = []  # requests of the stages so far: `max_requests` caps the whole run
 
@@ -182,8 +184,7 @@ def _run_secrets(loaded: LoadedSuite, cases: Sequence[ResolvedCase], environ: Ma
     their entailment judges, whichever of them a text comes from; a variable the suite names whose
     value is too short to redact without altering completions is left unredacted, and said so
     (docs/design.md §12)."""
-    variants = [variant.case for case in cases for variant in loaded.variants.get(case.id, ())]
-    found = collect_secrets(secret_env_names([*cases, *variants]), environ)
+    found = collect_secrets(secret_env_names([*cases, *_variant_cases(loaded, cases)]), environ)
     for name in sorted(found.too_short):
         log.warning(
             "the value of %s is shorter than %d characters, too short to redact without altering the "
@@ -192,6 +193,11 @@ def _run_secrets(loaded: LoadedSuite, cases: Sequence[ResolvedCase], environ: Ma
             MIN_SECRET_CHARS,
         )
     return sorted(found)
+
+
+def _variant_cases(loaded: LoadedSuite, cases: Sequence[ResolvedCase]) -> list[ResolvedCase]:
+    """The variants of these cases, as the cases they sample (`CASE@NAME`)."""
+    return [variant.case for case in cases for variant in loaded.variants.get(case.id, ())]
 
 
 def _variants_of(
