@@ -20,6 +20,7 @@ from stabilitygate.providers import make_provider
 from stabilitygate.providers.interface import Provider, ProviderError
 from stabilitygate.report.model import SamplingFacts
 from stabilitygate.samples import Sample
+from stabilitygate.sampling.held_texts import HeldTexts
 from stabilitygate.sampling.progress import Progress
 from stabilitygate.sampling.sampler import ERROR_SHOWN_CHARS, SamplingOutcome, sample_cases
 from stabilitygate.sampling.samples_file import SamplesWriter
@@ -61,13 +62,16 @@ def draw_samples(
     the samples file to append to.
     """
     received: list[Sample] = []
+    held = HeldTexts.of(cases)
     with _samples_sink(samples_out, append) as write:
 
-        def on_sample(sample: Sample) -> None:
-            received.append(sample)
-            write(sample)
-            if on_completion is not None and sample.text is not None:
-                on_completion(sample.text)
+        def on_sample(sample: Sample) -> Sample:
+            write(sample)  # whole: the samples file keeps every completion as it came
+            kept = held.hold(sample)  # past the run's bound, a long text is held cut
+            received.append(kept)
+            if on_completion is not None and kept.text is not None:
+                on_completion(kept.text)
+            return kept
 
         outcome, interrupted = asyncio.run(_sample(cases, settings, environ, secrets, on_sample, progress, start or {}))
 
@@ -114,7 +118,7 @@ async def _sample(
     sampling: Sampling,
     env: Mapping[str, str],
     secrets: Sequence[str],
-    on_sample: Callable[[Sample], None],
+    on_sample: Callable[[Sample], Sample | None],
     progress_mode: bool | None,
     start: Mapping[str, int],
 ) -> tuple[SamplingOutcome | None, bool]:

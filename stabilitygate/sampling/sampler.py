@@ -59,7 +59,7 @@ def _jobs(cases: Sequence[ResolvedCase], start: Mapping[str, int]) -> Iterator[_
 class _Run:
     sampling: Sampling
     providers: Mapping[str, Provider]
-    on_sample: Callable[[Sample], None]
+    on_sample: Callable[[Sample], Sample | None]
     should_stop: Callable[[str, Sequence[Sample]], str | None] | None
     progress: Progress | None
     secrets: Secrets
@@ -159,10 +159,10 @@ class _Run:
         )
 
     def record(self, sample: Sample) -> None:
+        sample = self.on_sample(sample) or sample  # what the run holds in its place (a cut text)
         self.samples.append(sample)
         so_far = self.by_case.setdefault(sample.case, [])
         so_far.append(sample)
-        self.on_sample(sample)
         if self.progress is not None:
             self.progress.advance(sample)
         if self.should_stop is not None and self.sampling.early_stop and sample.case not in self.early_stopped:
@@ -185,7 +185,7 @@ async def sample_cases(
     sampling: Sampling,
     providers: Mapping[str, Provider],
     *,
-    on_sample: Callable[[Sample], None],
+    on_sample: Callable[[Sample], Sample | None],
     should_stop: Callable[[str, Sequence[Sample]], str | None] | None = None,
     progress: Progress | None = None,
     secrets: Iterable[str] = (),
@@ -201,7 +201,9 @@ async def sample_cases(
     `should_stop(case_id, samples_so_far)` (consulted when `sampling.early_stop` is on) returns a
     reason to draw no more samples of that case. Cancelling the calling task (Ctrl-C) does not raise:
     the outcome comes back with `interrupted=True` and every sample already passed to `on_sample`.
-    Exceptions raised by `on_sample` itself (e.g. a full disk) propagate. `progress` is closed at the end.
+    Exceptions raised by `on_sample` itself (e.g. a full disk) propagate. `on_sample` may return the
+    sample the run holds in its place (`held_texts.HeldTexts`: its text cut, once it is written whole).
+    `progress` is closed at the end.
     Latencies and the wall time are read from `clock` (seconds), which tests replace.
     """
     missing = [case.id for case in cases if case.id not in providers]
