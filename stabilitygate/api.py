@@ -53,6 +53,7 @@ from stabilitygate.report.model import Report, SamplingFacts
 from stabilitygate.report.read import read_report
 from stabilitygate.results import CaseMeasurement
 from stabilitygate.samples import Sample
+from stabilitygate.sampling.held_texts import HeldTexts
 from stabilitygate.secrets import MIN_SECRET_CHARS, collect_secrets
 from stabilitygate.suite.load import LoadedSuite
 from stabilitygate.suite.model import ResolvedCase, Sampling
@@ -112,6 +113,7 @@ def run(
     say_key_routes([*to_sample, *(_variant_cases(loaded, to_sample) if variants else ())], env)  # before any request
 
     spent: list[int] = []  # requests of the stages so far: `max_requests` caps the whole run
+    held = HeldTexts.of(to_sample)  # one bound on the text held, over every stage and the variants
 
     def draw(
         some: Sequence[ResolvedCase], start: Mapping[str, int], append: bool, concurrency: int | None = None
@@ -128,6 +130,7 @@ def run(
             on_completion=(lambda text: embedder.prefetch((text,))) if embedder is not None else None,
             start=start,
             append=append,
+            held=held,
         )
         spent.append(drawn.facts.requests)
         return drawn.samples, drawn.facts
@@ -157,7 +160,9 @@ def run(
     if judges is not None and (judges.session.interrupted or not sampled.facts.interrupted):
         meanings = judges.step(to_sample, sampled.samples, baseline_file.contents)
     measured_variants = (
-        _variants_of(loaded, to_sample, settings, env, secrets, _path(samples_out), embedder, _cache(embedding_cache))
+        _variants_of(
+            loaded, to_sample, settings, env, secrets, held, _path(samples_out), embedder, _cache(embedding_cache)
+        )
         if variants and not sampled.facts.interrupted
         else []
     )
@@ -206,6 +211,7 @@ def _variants_of(
     settings: Sampling,
     environ: Mapping[str, str],
     secrets: Sequence[str],
+    held: HeldTexts,
     samples_out: Path | None,
     embedder: Embedder | None,
     cache_dir: str | None,
@@ -224,6 +230,7 @@ def _variants_of(
         settings=settings,
         environ=environ,
         secrets=secrets,
+        held=held,
         samples_out=samples_out,
         measure=measure,
         cache_dir=cache_dir,

@@ -54,15 +54,17 @@ def draw_samples(
     on_completion: Callable[[str], None] | None = None,
     start: Mapping[str, int] | None = None,
     append: bool = False,
+    held: HeldTexts | None = None,
 ) -> Sampled:
     """Sample every case; SIGINT/SIGTERM stop sampling and keep (and have written) what was received.
 
     `on_completion` sees each completion's text as it arrives (the embedder starts on it meanwhile).
     `start` and `append` (a later stage, pipeline/stages.py): the samples each case already has, and
-    the samples file to append to.
+    the samples file to append to. `held`: the run's bound on the text its samples hold, shared by
+    every draw of the run (its own when None).
     """
     received: list[Sample] = []
-    held = HeldTexts.of(cases)
+    held = (held or HeldTexts()).knowing(cases)
     with _samples_sink(samples_out, append) as write:
 
         def on_sample(sample: Sample) -> Sample:

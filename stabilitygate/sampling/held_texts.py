@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from stabilitygate.measure.parsers import parse_answer
@@ -50,8 +50,8 @@ _WHOLE = re.compile(
 class HeldTexts:
     """What one run holds: the characters so far, and whether a cut was said."""
 
-    answers: Mapping[str, AnswerSpec | None]  # by case id: a cut must parse as the whole does
-    limit: int
+    limit: int = MAX_HELD_CHARS
+    answers: dict[str, AnswerSpec | None] = field(default_factory=dict)  # by case id: a cut parses alike
     held: int = 0
     cut: int = 0
     # Each long text held so far, by the sha256 of its whole: a completion seen again is held as the
@@ -60,7 +60,13 @@ class HeldTexts:
 
     @classmethod
     def of(cls, cases: Sequence[ResolvedCase], limit: int | None = None) -> HeldTexts:
-        return cls({case.id: case.answer for case in cases}, MAX_HELD_CHARS if limit is None else limit)
+        """A run's bound (one for the whole run: its stages, probe and variants share it), knowing `cases`."""
+        return cls(MAX_HELD_CHARS if limit is None else limit).knowing(cases)
+
+    def knowing(self, cases: Sequence[ResolvedCase]) -> HeldTexts:
+        """This bound, knowing the answers of `cases` too (a later stage's, a variant's)."""
+        self.answers.update({case.id: case.answer for case in cases})
+        return self
 
     def hold(self, sample: Sample) -> Sample:
         """The sample as the run keeps it: itself, or its text as first held (past the bound, cut)."""

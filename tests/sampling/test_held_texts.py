@@ -70,7 +70,7 @@ def test_a_text_is_cut_only_when_its_cut_parses_as_the_whole_does(
         "middle": text(4)[:CUT_AT_CHARS] + " ANSWER: yes " + text(5)[:CUT_AT_CHARS],
         "whole-json": '{"a": "' + "x" * CUT_AT_CHARS * 2 + '"}',
     }[where]
-    held = HeldTexts({"c": spec}, limit=0)
+    held = HeldTexts(limit=0, answers={"c": spec})
     assert (held.hold(sample(0, body)).text != body) is cut
 
 
@@ -79,13 +79,14 @@ def test_a_run_past_the_bound_reports_what_scoring_its_whole_samples_reports(
 ) -> None:
     """Nothing is lost from the figures: the run holds cut texts, `score` reads the samples file whole."""
     monkeypatch.setattr(held_texts, "MAX_HELD_CHARS", 3 * CUT_AT_CHARS)
-    answers = [
-        (text(10 + i, end=f" ANSWER: {label}"), weight)
-        for i, (label, weight) in enumerate([("B", 5), ("A", 3), ("C", 2)])
-    ]
+    texts = {label: text(10 + i, end=f" ANSWER: {label}") for i, label in enumerate("BAC")}
+    # Each half in its own draw, the second starting with a text the first held cut.
+    answers = [(texts[label], 1) for label in "BACBA" + "ABCAB"]
     with ScriptedOpenAI({"q": answers}) as server:
         case = {"id": "c", "prompt": "q", "answer": {"regex": r"ANSWER: (\w)"}}
-        suite = write_suite(tmp_path, server.base_url, [case], sampling={"samples": 10, "concurrency": 2})
+        # The probe draws each half in a draw of its own: the bound is the run's, over both.
+        sampling = {"samples": 10, "concurrency": 2, "probe": "concurrency"}
+        suite = write_suite(tmp_path, server.base_url, [case], sampling=sampling)
         samples = tmp_path / "s.jsonl"
         out = ["--samples-out", str(samples), "--report-json", str(tmp_path / "run.json")]
         assert main(["run", str(suite), "--no-progress", *out]) == 0
@@ -93,4 +94,5 @@ def test_a_run_past_the_bound_reports_what_scoring_its_whole_samples_reports(
     assert said.count("held cut") == 1
     assert main(["score", str(samples), "--suite", str(suite), "--report-json", str(tmp_path / "score.json")]) == 0
     run, scored = (json.loads((tmp_path / name).read_text())["cases"] for name in ("run.json", "score.json"))
-    assert run == scored and run[0]["completions"][0]["chars"] == len(answers[0][0])
+    assert run == scored and run[0]["completions"][0]["chars"] == len(texts["B"])
+    assert [row["count"] for row in run[0]["completions"]] == [4, 4, 2]
