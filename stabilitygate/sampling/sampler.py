@@ -24,7 +24,7 @@ from stabilitygate.suite.model import ResolvedCase, Sampling
 
 BUDGET_FACTOR = 3  # default max_requests = 3 x the samples requested
 #: Why a sample failed, as the samples file and the report keep it: redacted with every secret of the
-#: run, then folded onto one line, then cut (docs/design.md §12, "Redact, then cut").
+#: run, then folded onto one line, then cut (docs/design.md §12, "Redact, then fold, then cut").
 ERROR_SHOWN_CHARS = 1000
 
 
