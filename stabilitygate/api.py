@@ -31,6 +31,7 @@ from stabilitygate.pipeline.evaluate import (
     read_baseline_file,
     stage_checks,
 )
+from stabilitygate.pipeline.key_routes import say_key_routes
 from stabilitygate.pipeline.meanings import Meanings, judging_steps, meanings_of, recorded_judgments
 from stabilitygate.pipeline.options import Shard
 from stabilitygate.pipeline.plan import Plan, plan_suite
@@ -52,10 +53,11 @@ from stabilitygate.report.model import Report, SamplingFacts
 from stabilitygate.report.read import read_report
 from stabilitygate.results import CaseMeasurement
 from stabilitygate.samples import Sample
+from stabilitygate.sampling.held_texts import HeldTexts
 from stabilitygate.secrets import MIN_SECRET_CHARS, collect_secrets
 from stabilitygate.suite.load import LoadedSuite
 from stabilitygate.suite.model import ResolvedCase, Sampling
-from stabilitygate.suite.sizes import baseline_size
+from stabilitygate.suite.sizes import baseline_size, checked_samples
 
 if TYPE_CHECKING:
     from stabilitygate.measure.embedder import Embedder
@@ -94,6 +96,7 @@ def run(
     the embedding cache's directory ("off" for none; default: the user's cache directory).
     `accept_baseline_suite`: a baseline recorded under this suite name is compared too (else exit 2).
     """
+    checked_samples(samples, named="--samples")  # before anything is loaded, drawn or allocated
     loaded = _loaded(suite)
     env = os.environ if environ is None else environ
     check_environment(loaded, env)
@@ -106,9 +109,11 @@ def run(
     if embedder is not None and to_sample:
         embedder.start_loading()  # the model loads while the first requests are in flight
     settings = sampling_settings(loaded, concurrency, early_stop)
-    secrets = _run_secrets(to_sample, env)
+    secrets = _run_secrets(loaded, to_sample, env)
+    say_key_routes([*to_sample, *(_variant_cases(loaded, to_sample) if variants else ())], env)  # before any request
 
     spent: list[int] = []  # requests of the stages so far: `max_requests` caps the whole run
+    held = HeldTexts.of(to_sample)  # one bound on the text held, over every stage and the variants
 
     def draw(
         some: Sequence[ResolvedCase], start: Mapping[str, int], append: bool, concurrency: int | None = None
@@ -125,6 +130,7 @@ def run(
             on_completion=(lambda text: embedder.prefetch((text,))) if embedder is not None else None,
             start=start,
             append=append,
+            held=held,
         )
         spent.append(drawn.facts.requests)
         return drawn.samples, drawn.facts
@@ -154,7 +160,9 @@ def run(
     if judges is not None and (judges.session.interrupted or not sampled.facts.interrupted):
         meanings = judges.step(to_sample, sampled.samples, baseline_file.contents)
     measured_variants = (
-        _variants_of(loaded, to_sample, settings, env, _path(samples_out), embedder, _cache(embedding_cache))
+        _variants_of(
+            loaded, to_sample, settings, env, secrets, held, _path(samples_out), embedder, _cache(embedding_cache)
+        )
         if variants and not sampled.facts.interrupted
         else []
     )
@@ -176,10 +184,12 @@ def run(
     )
 
 
-def _run_secrets(cases: Sequence[ResolvedCase], environ: Mapping[str, str]) -> list[str]:
-    """The values a run redacts; a variable the suite names whose value is too short to redact
-    without altering completions is left unredacted, and said so (docs/design.md §12)."""
-    found = collect_secrets(secret_env_names(cases), environ)
+def _run_secrets(loaded: LoadedSuite, cases: Sequence[ResolvedCase], environ: Mapping[str, str]) -> list[str]:
+    """The values a run redacts, everywhere: the keys of the cases' providers, of their variants and of
+    their entailment judges, whichever of them a text comes from; a variable the suite names whose
+    value is too short to redact without altering completions is left unredacted, and said so
+    (docs/design.md §12)."""
+    found = collect_secrets(secret_env_names([*cases, *_variant_cases(loaded, cases)]), environ)
     for name in sorted(found.too_short):
         log.warning(
             "the value of %s is shorter than %d characters, too short to redact without altering the "
@@ -190,11 +200,18 @@ def _run_secrets(cases: Sequence[ResolvedCase], environ: Mapping[str, str]) -> l
     return sorted(found)
 
 
+def _variant_cases(loaded: LoadedSuite, cases: Sequence[ResolvedCase]) -> list[ResolvedCase]:
+    """The variants of these cases, as the cases they sample (`CASE@NAME`)."""
+    return [variant.case for case in cases for variant in loaded.variants.get(case.id, ())]
+
+
 def _variants_of(
     loaded: LoadedSuite,
     cases: Sequence[ResolvedCase],
     settings: Sampling,
     environ: Mapping[str, str],
+    secrets: Sequence[str],
+    held: HeldTexts,
     samples_out: Path | None,
     embedder: Embedder | None,
     cache_dir: str | None,
@@ -208,7 +225,15 @@ def _variants_of(
         return measure_cases(some, drawn, requested=sizes, embedder=embedder, sampling=None, meanings=judged)
 
     return draw_variants(
-        loaded, cases, settings=settings, environ=environ, samples_out=samples_out, measure=measure, cache_dir=cache_dir
+        loaded,
+        cases,
+        settings=settings,
+        environ=environ,
+        secrets=secrets,
+        held=held,
+        samples_out=samples_out,
+        measure=measure,
+        cache_dir=cache_dir,
     )
 
 
@@ -232,8 +257,6 @@ def _chosen_cases(
         return [c.model_copy(update={"samples": baseline_size(c)}) for c in chosen]
     if samples is None:
         return chosen
-    if samples < 2:
-        raise BadInput(f"samples must be at least 2, not {samples}")
     return [c.model_copy(update={"samples": samples}) for c in chosen]
 
 
@@ -351,7 +374,7 @@ def _judge_scored(
         scored.samples,
         settings=loaded.suite.sampling,
         environ=os.environ,
-        secrets=_run_secrets(scored.cases, os.environ),
+        secrets=_run_secrets(loaded, scored.cases, os.environ),
         baseline=baseline_file.contents,
         cache_dir=_cache(embedding_cache),
         recorded=recorded,

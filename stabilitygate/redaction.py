@@ -27,6 +27,11 @@ MIN_BASE64_SECRET = 8
 #: Taken out of the skeleton: zero-width characters (invisible between a key's letters) and line
 #: breaks (base64 and hex wrapped at 64 or 76 columns).
 _FILLER = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u00ad\r\n]+")
+#: A URL's credentials (`https://user:pass@host`, `https://TOKEN@host`): secrets whatever their value,
+#: known to the run or not (docs/design.md §12). The scheme is bounded so that a long run of letters and
+#: dots is not scanned again from each of its characters; the credentials end at the first `/`, so
+#: every `://` starts one scan of its own stretch.
+_URL_CREDENTIALS = re.compile(r"(?i)(?<![a-z0-9+.-])([a-z][a-z0-9+.-]{0,31}://)[^\s/?#@\[\]]+@")
 
 
 def spelled_forms(secret: str) -> set[str]:
@@ -101,7 +106,17 @@ def pattern_for(values: frozenset[str]) -> re.Pattern[str] | None:
 
 
 def redact_with(pattern: re.Pattern[str] | None, text: str) -> str:
-    """`text` with every stretch that spells a secret replaced by `***`."""
+    """`text` with every stretch that spells a secret replaced by `***`, and every URL's credentials."""
+    return _without_url_credentials(_without_values(pattern, text))
+
+
+def _without_url_credentials(text: str) -> str:
+    if "://" not in text or "@" not in text:
+        return text
+    return _URL_CREDENTIALS.sub(lambda m: f"{m.group(1)}{REDACTED}@", text)
+
+
+def _without_values(pattern: re.Pattern[str] | None, text: str) -> str:
     if pattern is None or not text:
         return text
     skeleton = _Skeleton(text)

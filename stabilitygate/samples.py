@@ -13,9 +13,34 @@ from typing import Annotated
 from pydantic import Field, GetCoreSchemaHandler
 from pydantic_core import CoreSchema, core_schema
 
-from stabilitygate.typed_json import JSON, Count, Finite, Integer, json_schema
+from stabilitygate.metrics import MAX_SAMPLES
+from stabilitygate.typed_json import JSON, Finite, json_schema
 
-__all__ = ["Sample", "TokenLogprob", "samples_schema"]
+__all__ = [
+    "MAX_LABEL_CHARS",
+    "MAX_NAME_CHARS",
+    "MAX_TOKEN_COUNT",
+    "Sample",
+    "TokenCount",
+    "TokenLogprob",
+    "samples_schema",
+]
+
+#: The bounds of what a reply brings (docs/design.md §15, "What the gate writes, it reads back"): the
+#: sampler refuses a reply past them, or cuts its labels, and the samples file's reader holds them too,
+#: so that no report, baseline or merge of the gate's own is refused by its readers.
+#: Tokens a reply may count in one usage field: far past any context window, far below what a report
+#: may hold summed over every sample.
+MAX_TOKEN_COUNT = 10**9
+#: A finish reason ("stop", "length", "tool_calls", "content_filter"): a label, not a text.
+MAX_LABEL_CHARS = 64
+#: A model name, a system fingerprint, a usage key.
+MAX_NAME_CHARS = 200
+
+SampleIndex = Annotated[int, Field(ge=0, lt=MAX_SAMPLES, strict=True)]
+TokenCount = Annotated[int, Field(ge=0, le=MAX_TOKEN_COUNT, strict=True)]
+Label = Annotated[str, Field(max_length=MAX_LABEL_CHARS)]
+Name = Annotated[str, Field(max_length=MAX_NAME_CHARS)]
 
 
 @dataclass(frozen=True)
@@ -46,14 +71,14 @@ class Sample:
     """One sample of a case: its completion, or why it failed; one line of the samples file."""
 
     case: Annotated[str, Field(min_length=1)]
-    index: Count
+    index: SampleIndex  # below MAX_SAMPLES: no run draws more
     text: str | None  # None when the sample failed
     error: str | None = None  # why it failed, redacted
     latency_ms: Finite | None = None
-    fingerprint: str | None = None
-    model: str | None = None
-    usage: Mapping[str, Integer] | None = None
-    finish_reason: str | None = None
+    fingerprint: Name | None = None
+    model: Name | None = None
+    usage: Mapping[Name, TokenCount] | None = None
+    finish_reason: Label | None = None
     attempts: Annotated[int, Field(ge=1, strict=True)] = 1
     logprobs: tuple[TokenLogprob, ...] | None = None  # of the generated tokens
 

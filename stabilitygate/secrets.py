@@ -25,10 +25,12 @@ MIN_SECRET_CHARS = 8
 #: A word of a variable's name (split at `_`, `-` and `.`) that marks it as a credential when it ends
 #: the name (AWS_SECRET_ACCESS_KEY, NPM_AUTH, GITHUB_PAT, INPUT_GITHUB-TOKEN) ...
 _LAST_WORDS = frozenset(
-    {"KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PWD", "PAT", "AUTH", "CREDENTIAL", "CREDENTIALS"}
-)
+    {"KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "PWD", "PAT", "AUTH", "CREDENTIAL"}
+) | {"CREDENTIALS"}
 #: ... or stands anywhere in it (SSH_PRIVATE_KEY_B64, DB_PASSWORD_VALUE).
 _ANY_WORDS = frozenset({"SECRET", "PASSWORD", "PASSWD", "PRIVATE", "TOKEN", "CREDENTIALS"})
+#: ... or is part of it, even inside a word: PGPASSWORD, GPG_PASSPHRASE, SENTRY_DSN, SLACK_WEBHOOK_URL.
+_ANY_PARTS = ("PASSWORD", "PASSPHRASE", "DSN", "WEBHOOK")
 _NAME_WORDS = re.compile(r"[_.-]+")
 #: Named like a password (`PWD`) but the shell's working directories: masking one hides a path (the
 #: workspace) in every log line, and no secret is ever there.
@@ -87,6 +89,12 @@ class Secrets:
         the cut would keep all but its last characters."""
         shown = self.redact(text)
         return shown if len(shown) <= limit else shown[:limit] + mark
+
+    def preview(self, text: str, limit: int, mark: str = "...") -> str:
+        """`text` redacted, then folded onto one line, then cut: folded first, a key echoed across a
+        line break would become two pieces that no spelling matches (docs/design.md §12)."""
+        folded = " ".join(self.redact(text).split())
+        return folded if len(folded) <= limit else folded[:limit] + mark
 
     def spelled_by(self, pieces: Sequence[Sequence[str]]) -> bool:
         """Whether some path through `pieces` (one alternative a position) spells a secret."""
@@ -151,6 +159,8 @@ def is_secret_name(name: str) -> bool:
         return True
     if upper.startswith("INPUT_"):
         return upper not in PUBLIC_INPUTS
+    if any(part in upper for part in _ANY_PARTS):
+        return True
     words = [word for word in _NAME_WORDS.split(upper) if word]
     return bool(words) and (words[-1] in _LAST_WORDS or not _ANY_WORDS.isdisjoint(words))
 

@@ -80,3 +80,18 @@ def test_a_long_lattice_is_walked_without_trying_every_path() -> None:
     lattice = [("ab", "cd")] * 4000 + [("sk-Live_", "x"), ("Secret/Key+9876543210zyx", "y")]
     assert lattice_spells(lattice, [SECRET])
     assert not lattice_spells(lattice[:-1], [SECRET])
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("clone https://deploy:hunter2-Pw@git.example/r.git now", "clone https://***@git.example/r.git now"),
+        ("postgres://app:pw@db:5432/app", "postgres://***@db:5432/app"),
+        ("HTTPS://ghp_0123456789abcdef@github.com/o/r", "HTTPS://***@github.com/o/r"),
+        ("see https://example.com/a@b and mailto:x@y.z", "see https://example.com/a@b and mailto:x@y.z"),
+    ],
+    ids=["user-and-password", "short-password", "token-as-user", "no-credentials"],
+)
+def test_credentials_in_a_url_are_redacted_whatever_their_value(text: str, shown: str) -> None:
+    """Issue 37, item 3: a URL's credentials are secrets wherever they appear, known or not."""
+    assert redact_with(pattern_for(frozenset()), text) == shown

@@ -184,3 +184,29 @@ def test_the_shells_working_directories_are_not_secrets_but_a_password_named_pwd
     env = {"PWD": "/home/runner/work/repo/repo", "OLDPWD": "/home/runner", "DB_PWD": "hunter2-but-longer"}
     assert not is_secret_name("PWD") and not is_secret_name("OLDPWD") and is_secret_name("DB_PWD")
     assert collect_secrets((), env).values == {"hunter2-but-longer"}
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["PGPASSWORD", "GPG_PASSPHRASE", "SENTRY_DSN", "SLACK_WEBHOOK_URL", "MYSQL_ROOT_PASS", "DSN", "TEAMS_WEBHOOK"],
+)
+def test_the_common_names_of_passwords_dsns_and_webhooks_are_secrets(name: str) -> None:
+    """Issue 37, item 3: names that hold a credential without saying KEY, TOKEN or SECRET."""
+    value = f"value-of-{name}-0123456789"
+    found = collect_secrets((), {name: value})
+    assert value in found.values
+    assert redact(f"echo {value}", found) == "echo ***"
+
+
+@pytest.mark.parametrize("name", ["PASSENGER_COUNT", "BYPASS_CACHE", "COMPASS_HOME", "PASSTHROUGH"])
+def test_names_that_only_contain_pass_are_not_secrets(name: str) -> None:
+    assert collect_secrets((), {name: "/a/path/of/some/length"}).values == frozenset()
+
+
+def test_an_error_preview_is_redacted_before_it_is_folded_onto_one_line_and_cut() -> None:
+    """Issue 37, item 3: a key echoed across a line break was folded to `sk-a sk-b` first, then missed."""
+    secrets = Secrets.of([SECRET])
+    body = "error:\n  your key " + SECRET[:9] + "\r\n" + SECRET[9:] + " is\n\nrefused " + "x" * 400
+    shown = secrets.preview(body, 300)
+    assert "\n" not in shown and shown.startswith("error: your key *** is refused x")
+    assert len(shown) == 300 + len("...") and SECRET[:6] not in shown and SECRET[-6:] not in shown

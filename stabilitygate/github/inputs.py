@@ -15,7 +15,9 @@ from pathlib import Path
 
 from stabilitygate.errors import BadInput
 from stabilitygate.judge.fail_on import FAIL_ON_CHOICES, FailOn
+from stabilitygate.metrics import MAX_SAMPLES
 from stabilitygate.pipeline.options import DEFAULT_SUITE, Shard
+from stabilitygate.suite.sizes import checked_samples
 
 #: The workflow may point the embedding cache elsewhere ("off": none); default .stabilitygate/embeddings.
 CACHE_ENV = "STABILITYGATE_CACHE_DIR"
@@ -69,16 +71,19 @@ def get_bool(environ: Mapping[str, str], name: str, default: bool) -> bool:
 
 
 def get_samples(environ: Mapping[str, str]) -> int | None:
+    """The input `samples`, held to the suite's own bounds before anything is drawn (docs/design.md §15)."""
     value = get_input(environ, "samples")
     if value is None:
         return None
+    if value.isascii() and value.isdigit() and len(value) > len(str(MAX_SAMPLES)):  # 5,000 digits: not parsed
+        raise BadInput(f"input `samples`: a number of {len(value):,} digits: expected 2 to {MAX_SAMPLES:,}")
     try:
         number = int(value, 10)
     except ValueError as exc:
-        raise BadInput(f"input `samples`: expected a whole number of at least 2, got {value!r}") from exc
+        raise BadInput(f"input `samples`: expected a whole number of at least 2, got {value!r:.40}") from exc
     if number < 2:
         raise BadInput(f"input `samples`: expected a whole number of at least 2, got {number}")
-    return number
+    return checked_samples(number, named="input `samples`")
 
 
 def get_fail_on(environ: Mapping[str, str]) -> FailOn:

@@ -20,6 +20,7 @@ from stabilitygate.errors import BadInput
 from stabilitygate.jsonfile import read_json_file
 from stabilitygate.judge.agreement import primary_agreement
 from stabilitygate.metrics import Agreement, Metrics, SampleCount
+from stabilitygate.names import SuiteName
 from stabilitygate.older_versions import baseline_as_current
 from stabilitygate.results import AnswerCount, CaseMeasurement, CaseVerdict, CompletionCount, FingerprintCount
 from stabilitygate.suite.model import ResolvedCase
@@ -59,7 +60,7 @@ class BaselineCase:
 class Baseline:
     """The baseline file: its fields are the file's keys (docs/design.md §8, "Files")."""
 
-    suite: str
+    suite: SuiteName  # bounded as the suite's own name is: a 4 MB one came back as an 8 MB annotation
     cases: Mapping[str, BaselineCase]
     schema_version: SchemaVersion = SCHEMA_VERSION
 

@@ -17,7 +17,8 @@ from pydantic import Field
 
 from stabilitygate.measure.canonical import NoAnswer
 from stabilitygate.measure.choice import choice_matcher
-from stabilitygate.typed_json import JSON, Integer, from_json
+from stabilitygate.samples import MAX_NAME_CHARS, TokenCount
+from stabilitygate.typed_json import JSON, from_json
 
 #: What the judge may answer; only "entailment" makes two answers one meaning.
 Label = Literal["entailment", "neutral", "contradiction"]
@@ -74,8 +75,8 @@ class Judgment:
     """The judge's word on one ordered pair: does the premise entail the hypothesis?"""
 
     label: Label | None  # None: the reply named none of the labels
-    reply: str  # kept short: it is shown only when it could not be read
-    usage: Mapping[str, Integer] = field(default_factory=dict)
+    reply: Annotated[str, Field(max_length=REPLY_CHARS)]  # kept short: shown only when it could not be read
+    usage: Mapping[Annotated[str, Field(max_length=MAX_NAME_CHARS)], TokenCount] = field(default_factory=dict)
 
     @property
     def entails(self) -> bool:

@@ -10,16 +10,13 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import NoReturn
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
 
 from stabilitygate.errors import BadInput
 from stabilitygate.jsonpointer import nearest_pointer, resolve_pointer
+from stabilitygate.measure.answer_schema import schema_error
 from stabilitygate.measure.canonical import NoAnswer, canonical_json, canonical_number, scalar_text
 from stabilitygate.measure.choice import choice_matcher
 from stabilitygate.measure.numbers import read_number
@@ -181,29 +178,6 @@ _PARSERS: dict[ParserKind, Callable[[AnswerSpec, str], JSON]] = {
 }
 
 
-# -- schema ----------------------------------------------------------------------------------------------
-
-
-@lru_cache(maxsize=256)
-def _validator(schema_json: str) -> Draft202012Validator:
-    return Draft202012Validator(json.loads(schema_json))
-
-
-def _schema_error(schema: Mapping[str, JSON], value: JSON) -> str | None:
-    validator = _validator(json.dumps(schema, sort_keys=True))
-    try:
-        error = best_match(validator.iter_errors(value))
-    except RecursionError as exc:  # a loop the suite's check did not see (docs/design.md §15)
-        raise BadInput(
-            "answer.schema: validating a parsed answer recursed without end: the schema refers to itself"
-        ) from exc
-    if error is None:
-        return None
-    where = "".join(f"/{p}" for p in error.absolute_path) or "the top level"
-    message = error.message if len(error.message) <= 200 else error.message[:197] + "..."
-    return f"fails the schema at {where}: {message}"
-
-
 # -- public ----------------------------------------------------------------------------------------------
 
 
@@ -221,7 +195,7 @@ def parse_answer(spec: AnswerSpec, text: str) -> ParsedAnswer:
     except NoAnswer as exc:
         return ParsedAnswer(ok=False, error=str(exc), schema_valid=False if has_schema else None)
     if has_schema:
-        error = _schema_error(spec.schema_ or {}, document)
+        error = schema_error(spec.schema_ or {}, document)
         if error is not None:
             return ParsedAnswer(ok=False, error=error, schema_valid=False)
     value = canonical_json(raw) if spec.kind == "json" else raw

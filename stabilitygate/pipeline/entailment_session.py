@@ -120,7 +120,9 @@ class EntailmentSession:
         self._starting = self._starting or asyncio.Lock()
         async with self._starting:
             if config not in self._providers:
-                provider = make_provider(judge, environ=self.environ, timeout_s=self.settings.timeout_s)
+                provider = make_provider(
+                    judge, environ=self.environ, timeout_s=self.settings.timeout_s, run_secrets=self.secrets
+                )
                 self._providers[config] = provider
                 await provider.warm_up()
         return self._providers[config]

@@ -26,7 +26,7 @@ from stabilitygate.pipeline.options import default_baseline_path
 from stabilitygate.pipeline.variant_plan import VariantCost, price_variants
 from stabilitygate.suite.load import LoadedSuite
 from stabilitygate.suite.model import ResolvedCase
-from stabilitygate.suite.sizes import baseline_size
+from stabilitygate.suite.sizes import baseline_size, checked_samples
 
 #: Without a baseline the detectable drop is shown for a baseline agreeing this often.
 ASSUMED_AGREEMENT = 0.95
@@ -114,6 +114,7 @@ def plan_suite(
     accept_baseline_suite: str | None = None,
 ) -> Plan:
     """The library's `plan`: load the suite and its baseline (default: SUITE with .baseline.json), spend nothing."""
+    checked_samples(samples, named="--samples")  # before anything is sized by it
     loaded = load_suite(suite)
     path = Path(baseline) if baseline is not None else default_baseline_path(Path(loaded.path))
     recorded = read_baseline(path)

@@ -20,10 +20,11 @@ from stabilitygate.providers import make_provider
 from stabilitygate.providers.interface import Provider, ProviderError
 from stabilitygate.report.model import SamplingFacts
 from stabilitygate.samples import Sample
+from stabilitygate.sampling.held_texts import HeldTexts
 from stabilitygate.sampling.progress import Progress
-from stabilitygate.sampling.sampler import SamplingOutcome, sample_cases
+from stabilitygate.sampling.sampler import ERROR_SHOWN_CHARS, SamplingOutcome, sample_cases
 from stabilitygate.sampling.samples_file import SamplesWriter
-from stabilitygate.secrets import redact
+from stabilitygate.secrets import Secrets
 from stabilitygate.suite.load import LoadedSuite
 from stabilitygate.suite.model import ResolvedCase, Sampling
 
@@ -53,21 +54,26 @@ def draw_samples(
     on_completion: Callable[[str], None] | None = None,
     start: Mapping[str, int] | None = None,
     append: bool = False,
+    held: HeldTexts | None = None,
 ) -> Sampled:
     """Sample every case; SIGINT/SIGTERM stop sampling and keep (and have written) what was received.
 
     `on_completion` sees each completion's text as it arrives (the embedder starts on it meanwhile).
     `start` and `append` (a later stage, pipeline/stages.py): the samples each case already has, and
-    the samples file to append to.
+    the samples file to append to. `held`: the run's bound on the text its samples hold, shared by
+    every draw of the run (its own when None).
     """
     received: list[Sample] = []
+    held = (held or HeldTexts()).knowing(cases)
     with _samples_sink(samples_out, append) as write:
 
-        def on_sample(sample: Sample) -> None:
-            received.append(sample)
-            write(sample)
-            if on_completion is not None and sample.text is not None:
-                on_completion(sample.text)
+        def on_sample(sample: Sample) -> Sample:
+            write(sample)  # whole: the samples file keeps every completion as it came
+            kept = held.hold(sample)  # past the run's bound, a long text is held cut
+            received.append(kept)
+            if on_completion is not None and kept.text is not None:
+                on_completion(kept.text)
+            return kept
 
         outcome, interrupted = asyncio.run(_sample(cases, settings, environ, secrets, on_sample, progress, start or {}))
 
@@ -114,12 +120,12 @@ async def _sample(
     sampling: Sampling,
     env: Mapping[str, str],
     secrets: Sequence[str],
-    on_sample: Callable[[Sample], None],
+    on_sample: Callable[[Sample], Sample | None],
     progress_mode: bool | None,
     start: Mapping[str, int],
 ) -> tuple[SamplingOutcome | None, bool]:
     """Sample every case; SIGINT/SIGTERM cancel the sampling and keep what was received."""
-    providers = _providers(cases, sampling, env)
+    providers = _providers(cases, sampling, env, secrets)
     total = sum(c.samples - start.get(c.id, 0) for c in cases)
     progress = None if progress_mode is False else Progress(total, interactive=progress_mode)
 
@@ -139,7 +145,7 @@ async def _sample(
     try:
         return await _until_interrupted(warm_then_sample())
     except ProviderError as exc:  # the warm-up failed: nothing was sampled
-        return _nothing_sampled(redact(str(exc), secrets)), False
+        return _nothing_sampled(Secrets.of(secrets).preview(str(exc), ERROR_SHOWN_CHARS)), False
     finally:
         if progress is not None:
             progress.close()
@@ -236,14 +242,17 @@ def _on_signals(
     return before
 
 
-def _providers(cases: Sequence[ResolvedCase], sampling: Sampling, env: Mapping[str, str]) -> dict[str, Provider]:
-    """One provider per distinct configuration, so cases that share an endpoint share its connections."""
+def _providers(
+    cases: Sequence[ResolvedCase], sampling: Sampling, env: Mapping[str, str], secrets: Sequence[str]
+) -> dict[str, Provider]:
+    """One provider per distinct configuration, so cases that share an endpoint share its connections;
+    each redacts the run's `secrets` beside its own."""
     shared: dict[str, Provider] = {}
     by_case: dict[str, Provider] = {}
     for case in cases:
         key = case.provider.model_dump_json()
         if key not in shared:
-            shared[key] = make_provider(case.provider, environ=env, timeout_s=sampling.timeout_s)
+            shared[key] = make_provider(case.provider, environ=env, timeout_s=sampling.timeout_s, run_secrets=secrets)
         by_case[case.id] = shared[key]
     return by_case
 

@@ -11,6 +11,7 @@ from stabilitygate.errors import BadInput, CannotMeasure
 from stabilitygate.pipeline.options import Shard
 from stabilitygate.report.model import Report, SamplingFacts
 from stabilitygate.samples import Sample
+from stabilitygate.sampling.judgments_file import judgments_path
 from stabilitygate.sampling.samples_file import read_samples
 from stabilitygate.suite.load import LoadedSuite
 from stabilitygate.suite.model import ResolvedCase
@@ -141,6 +142,9 @@ def samples_file_of(report: Report, report_path: Path) -> Path:
             "file from the report's own directory, by name)",
             path=str(report_path),
         )
-    if beside.is_symlink():  # the gate writes it as a file: a link could lead anywhere
-        raise BadInput(f"its samples file {name!r} beside the report is a symbolic link", path=str(report_path))
+    # The gate writes these as files: a link committed in their place could lead anywhere, and `merge`
+    # reads every one of them (docs/design.md §15).
+    for companion, what in ((beside, "samples file"), (judgments_path(beside), "judgments file")):
+        if companion.is_symlink():
+            raise BadInput(f"its {what} {companion.name!r} beside the report is a symbolic link", path=str(report_path))
     return beside

@@ -25,6 +25,7 @@ from stabilitygate.report.model import SamplingFacts
 from stabilitygate.results import CaseMeasurement
 from stabilitygate.samples import Sample
 from stabilitygate.sampling.causes import most_common_cause
+from stabilitygate.sampling.held_texts import HeldTexts
 from stabilitygate.secrets import collect_secrets
 from stabilitygate.suite.load import LoadedSuite
 from stabilitygate.suite.model import ResolvedCase, Sampling
@@ -62,18 +63,23 @@ def draw_variants(
     samples_out: Path | None,
     measure: Measure,
     cache_dir: str | None = None,
+    secrets: Sequence[str] = (),
+    held: HeldTexts | None = None,
 ) -> list[MeasuredVariant]:
     """Sample and measure every variant of `cases`; `measure(cases, samples, meanings)` measures them
-    as the run measures its own cases."""
+    as the run measures its own cases. Every text is redacted with the run's `secrets` as well as the
+    variant's own keys: a variant's program may echo the case's key (docs/design.md §12). `held`: the
+    run's bound on the text its samples hold, which the variants' samples count against too."""
     groups = variant_groups(loaded, cases)
     if not groups:
         return []
     log.info("variants: %d variants of %d cases", sum(len(g) for g in groups.values()), len(cases))
     out = variants_file(samples_out)
     runs: list[MeasuredVariant] = []
+    held = held or HeldTexts()
     each = [variant for group in groups.values() for variant in group]
     for i, variant in enumerate(each):  # one by one: a budget and a fate of its own (docs/design.md §16.1)
-        runs.append(_draw_one(variant, settings, environ, out, i > 0, measure, cache_dir))
+        runs.append(_draw_one(variant, settings, environ, secrets, held, out, i > 0, measure, cache_dir))
     return runs
 
 
@@ -81,6 +87,8 @@ def _draw_one(
     variant: ResolvedVariant,
     settings: Sampling,
     environ: Mapping[str, str],
+    run_secrets: Sequence[str],
+    held: HeldTexts,
     out: Path | None,
     append: bool,
     measure: Measure,
@@ -88,10 +96,10 @@ def _draw_one(
 ) -> MeasuredVariant:
     """One variant of one case, in a sampler call of its own."""
     cases = [variant.case]
-    secrets = sorted(collect_secrets(secret_env_names(cases), environ))
+    secrets = sorted({*collect_secrets(secret_env_names(cases), environ), *run_secrets})
     own = settings.model_copy(update={"early_stop": False, "max_requests": None})
     try:
-        drawn = draw_samples(cases, own, environ, secrets=secrets, samples_out=out, append=append)
+        drawn = draw_samples(cases, own, environ, secrets=secrets, samples_out=out, append=append, held=held)
         meanings = meanings_of(
             cases, drawn.samples, settings=own, environ=environ, secrets=secrets, cache_dir=cache_dir
         )

@@ -121,7 +121,13 @@ class AnthropicProvider(Provider):
         if system is not None:
             body["system"] = system
         reply = await request_json(
-            self._client, "POST", self._url, json=body, headers=self._headers, secrets=self._secrets, hints=STATUS_HINTS
+            self._client,
+            "POST",
+            self._url,
+            json=body,
+            headers=self._headers,
+            secrets=self.redacting(self._secrets),
+            hints=STATUS_HINTS,
         )
         return self._completion_of(reply)
 
@@ -133,9 +139,10 @@ class AnthropicProvider(Provider):
             raise ProviderError("anthropic: the reply is not a JSON object", retryable=False, kind="bad_body")
         if reply.get("type") == "error":
             error: dict[str, object] = reply["error"] if isinstance(reply.get("error"), dict) else {}
-            kind = self._secrets.cut(str(error.get("type", "error")), 60)
+            secrets = self.redacting(self._secrets)
+            kind = secrets.preview(str(error.get("type", "error")), 60)
             raise ProviderError(
-                f"anthropic: {kind}: {self._secrets.cut(str(error.get('message', '')), ERROR_MESSAGE_CHARS)}",
+                f"anthropic: {kind}: {secrets.preview(str(error.get('message', '')), ERROR_MESSAGE_CHARS)}",
                 retryable=kind in RETRYABLE_ERROR_TYPES,
                 kind=kind,
             )

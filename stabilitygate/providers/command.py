@@ -178,7 +178,10 @@ class CommandProvider(Provider):
         return results[1], results[2]
 
     def _exit_error(self, status: int | None, stderr_tail: bytes) -> ProviderError:
-        last = self._secrets.cut(_last_line(stderr_tail.decode("utf-8", errors="replace")), STDERR_SHOWN_CHARS)
+        # Redacted whole before its last line is taken: a key echoed over two lines loses both halves.
+        secrets = self.redacting(self._secrets)
+        tail = secrets.redact(stderr_tail.decode("utf-8", errors="replace"))
+        last = secrets.preview(_last_line(tail), STDERR_SHOWN_CHARS)
         if status is not None and status < 0:
             what = f"command was killed by signal {-status}"
         else:

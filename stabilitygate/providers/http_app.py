@@ -35,7 +35,7 @@ from stabilitygate.providers.interface import (
     ProviderError,
     Request,
 )
-from stabilitygate.secrets import environment_secrets, redact
+from stabilitygate.secrets import environment_secrets
 from stabilitygate.suite.model import ADDRESS, Implied, ProviderConfig
 
 #: Used when the suite gives no `body`: everything the request has, under plain names.
@@ -157,7 +157,7 @@ class HttpAppProvider(Provider):
                 self._template.render(variables, limit_s=self._render_limit_s), self._method, self._url
             )
         except TemplateProblem as exc:
-            raise FatalProviderError(redact(str(exc), self._secrets), kind="bad_template") from exc
+            raise FatalProviderError(self.redacting(self._secrets).redact(str(exc)), kind="bad_template") from exc
         headers = expand_headers(
             self._headers,
             {
@@ -174,7 +174,7 @@ class HttpAppProvider(Provider):
             url,
             json=body,
             headers=headers,
-            secrets=self._secrets,
+            secrets=self.redacting(self._secrets),
             hints=STATUS_HINTS,
             address_key="url",
         )

@@ -127,9 +127,10 @@ def _header(headers: Mapping[str, str], name: str) -> str | None:
 
 
 def _preview(body: str, secrets: Iterable[str]) -> str:
-    """The body on one line, redacted, then cut (never the other way round: a key that straddles the
-    cut would keep all but its last characters)."""
-    return Secrets.of(secrets).cut(" ".join(body.split()), PREVIEW_CHARS)
+    """The body redacted, then folded onto one line, then cut (never the other way round: a key that
+    straddles the cut would keep all but its last characters, and one echoed across a line break would
+    be two pieces a space apart)."""
+    return Secrets.of(secrets).preview(body, PREVIEW_CHARS)
 
 
 def error_for_status(
@@ -206,7 +207,7 @@ def error_for_exception(exc: BaseException, secrets: Iterable[str]) -> ProviderE
             where = f" ({exc.request.method} {_safe_url(str(exc.request.url), secrets)})"
         except RuntimeError:  # httpx raises when the exception has no request attached
             where = ""
-    detail = redact(" ".join(text.split()), secrets)
+    detail = Secrets.of(secrets).preview(text, ERROR_BODY_BYTES)
     if isinstance(exc, httpx.TimeoutException | TimeoutError):
         phases: dict[type[BaseException], str] = {
             httpx.ConnectTimeout: "connecting",

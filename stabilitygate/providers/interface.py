@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import abc
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar, Self
 
@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from stabilitygate.errors import BadInput
 from stabilitygate.providers.config import EndpointConfig, HeaderedConfig, KeyedConfig, header_variables
 from stabilitygate.samples import TokenLogprob as TokenLogprob  # a provider's logprobs are the samples'
+from stabilitygate.secrets import Secrets
 from stabilitygate.suite.model import ProviderConfig, ResolvedCase
 
 __all__ = ["Completion", "FatalProviderError", "Provider", "ProviderError", "Request", "TokenLogprob"]
@@ -108,6 +109,10 @@ class Provider(abc.ABC):
     reads_default_key: ClassVar[bool] = False
     #: What a request of this type carries, for the message refusing a variant that changes none of it.
     sends: ClassVar[str] = "its model, params and messages, to its endpoint"
+    #: The run's other secrets (every provider's key, the variants' and the entailment judge's): a reply
+    #: or an error body may echo any of them, so each is redacted beside the provider's own before a
+    #: message is folded or cut (docs/design.md §12). `create` sets it.
+    run_secrets: Secrets = Secrets()
 
     @abc.abstractmethod
     def __init__(self, config: ProviderConfig, *, environ: Mapping[str, str], timeout_s: float) -> None:
@@ -120,11 +125,19 @@ class Provider(abc.ABC):
         *,
         environ: Mapping[str, str] | None = None,
         timeout_s: float = 60,
+        run_secrets: Iterable[str] = (),
     ) -> Self:
         """A provider for `config` (a mapping, or a config validated against `config_model` if need be);
-        BadInput when the config does not fit this type or the environment lacks what it names."""
+        BadInput when the config does not fit this type or the environment lacks what it names.
+        `run_secrets`: the run's secrets, redacted from its messages beside its own."""
         typed = cls.typed_config(config)
-        return cls(typed, environ=os.environ if environ is None else environ, timeout_s=timeout_s)
+        provider = cls(typed, environ=os.environ if environ is None else environ, timeout_s=timeout_s)
+        provider.run_secrets = Secrets.of(run_secrets)
+        return provider
+
+    def redacting(self, own: Iterable[str]) -> Secrets:
+        """The provider's own secrets and the run's, as one set to redact with."""
+        return Secrets.of(own) | self.run_secrets
 
     @classmethod
     def typed_config(cls, config: ProviderConfig | Mapping[str, object]) -> ProviderConfig:

@@ -95,9 +95,10 @@ class OpenAIProvider(Provider):
         if request.idempotency_shared and not any(name.lower() == "idempotency-key" for name in headers):
             # An application's cache keyed on it answers the case's repeated requests.
             headers = {**headers, IDEMPOTENCY_HEADER: request.idempotency_key}
+        secrets = self.redacting(self.secrets)
         async with self._clients.client() as client:
-            reply = await request_json(client, "POST", self._url, json=body, headers=headers, secrets=self.secrets)
-        return parse_chat_completion(reply, Secrets.of(self.secrets))
+            reply = await request_json(client, "POST", self._url, json=body, headers=headers, secrets=secrets)
+        return parse_chat_completion(reply, secrets)
 
     async def aclose(self) -> None:
         await self._clients.aclose()
@@ -117,7 +118,8 @@ def parse_chat_completion(reply: object, secrets: Secrets = _NO_SECRETS) -> Comp
         raise _bad_shape(f"the reply is a JSON {type(reply).__name__}, not an object")
     if isinstance(reply.get("error"), dict) and "choices" not in reply:
         error = reply["error"]
-        raise _bad_shape(f"the reply is an error: {secrets.cut(str(error.get('message', error)), ERROR_MESSAGE_CHARS)}")
+        said = secrets.preview(str(error.get("message", error)), ERROR_MESSAGE_CHARS)
+        raise _bad_shape(f"the reply is an error: {said}")
     choices = reply.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise _bad_shape("the reply has no choices")

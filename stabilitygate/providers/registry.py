@@ -55,12 +55,16 @@ def provider_class(kind: object) -> type[Provider]:
 
 
 def make_provider(
-    config: ProviderConfig | Mapping[str, object], *, environ: Mapping[str, str] | None = None, timeout_s: float = 60
+    config: ProviderConfig | Mapping[str, object],
+    *,
+    environ: Mapping[str, str] | None = None,
+    timeout_s: float = 60,
+    run_secrets: Iterable[str] = (),
 ) -> Provider:
     """A provider for `config` (a config or a raw mapping); BadInput for an unknown type or a config
-    that type cannot use."""
+    that type cannot use. `run_secrets`: every secret of the run, redacted from its messages too."""
     kind = config.type if isinstance(config, ProviderConfig) else config.get("type", DEFAULT_TYPE)
-    return provider_class(kind).create(config, environ=environ, timeout_s=timeout_s)
+    return provider_class(kind).create(config, environ=environ, timeout_s=timeout_s, run_secrets=run_secrets)
 
 
 def fingerprint_note(kind: str | None) -> str | None:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from stabilitygate.results import AnswerCount, CaseMeasurement, CompletionCount, ErrorCount, FingerprintCount
+from stabilitygate.sampling.held_texts import whole_of
 
 MAX_ROWS = 100
 MAX_SHOWN_CHARS = 2_000
@@ -48,7 +49,9 @@ def bounded(m: CaseMeasurement, limit: int) -> CaseMeasurement:
 def _completion(row: CompletionCount, limit: int) -> CompletionCount:
     if len(row.text) <= limit:
         return row
-    return CompletionCount(row.text[:limit], row.count, chars=len(row.text), sha256=_sha256(row.text))
+    # A text the run held cut (sampling/held_texts.py) points at the whole, as the samples file has it.
+    chars, sha256 = whole_of(row.text) or (len(row.text), _sha256(row.text))
+    return CompletionCount(row.text[:limit], row.count, chars=chars, sha256=sha256)
 
 
 def _answer(row: AnswerCount, limit: int) -> AnswerCount:

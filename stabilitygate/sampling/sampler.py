@@ -15,14 +15,18 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from stabilitygate.providers.interface import Completion, FatalProviderError, Provider, ProviderError, Request
-from stabilitygate.samples import Sample, TokenLogprob
+from stabilitygate.samples import MAX_LABEL_CHARS, MAX_NAME_CHARS, Sample, TokenLogprob
 from stabilitygate.sampling.causes import BUDGET_NOTE
 from stabilitygate.sampling.progress import Progress
+from stabilitygate.sampling.reply_fields import bounded, checked_usage
 from stabilitygate.sampling.retry import Backoff
 from stabilitygate.secrets import Secrets
 from stabilitygate.suite.model import ResolvedCase, Sampling
 
 BUDGET_FACTOR = 3  # default max_requests = 3 x the samples requested
+#: Why a sample failed, as the samples file and the report keep it: redacted with every secret of the
+#: run, then folded onto one line, then cut (docs/design.md §12, "Redact, then fold, then cut").
+ERROR_SHOWN_CHARS = 1000
 
 
 @dataclass(frozen=True)
@@ -56,7 +60,7 @@ def _jobs(cases: Sequence[ResolvedCase], start: Mapping[str, int]) -> Iterator[_
 class _Run:
     sampling: Sampling
     providers: Mapping[str, Provider]
-    on_sample: Callable[[Sample], None]
+    on_sample: Callable[[Sample], Sample | None]
     should_stop: Callable[[str, Sequence[Sample]], str | None] | None
     progress: Progress | None
     secrets: Secrets
@@ -107,6 +111,7 @@ class _Run:
             try:
                 async with asyncio.timeout(self.sampling.timeout_s):
                     completion = await provider.complete(job.request)
+                completion = replace(completion, usage=checked_usage(completion.usage))
             except FatalProviderError as exc:
                 latency_ms = (self.clock() - started) * 1000
                 self.halt(exc)
@@ -136,10 +141,10 @@ class _Run:
             index=job.index,
             text=hide(_valid_unicode(completion.text)),
             latency_ms=round(latency_ms, 1),
-            fingerprint=_redacted(completion.fingerprint, hide),
-            model=_redacted(completion.model, hide),
+            fingerprint=bounded(completion.fingerprint, MAX_NAME_CHARS, hide),
+            model=bounded(completion.model, MAX_NAME_CHARS, hide),
             usage=usage,
-            finish_reason=_redacted(completion.finish_reason, hide),
+            finish_reason=bounded(completion.finish_reason, MAX_LABEL_CHARS, hide),
             attempts=attempts,
             logprobs=_redacted_logprobs(completion.logprobs, self.secrets),
         )
@@ -149,16 +154,16 @@ class _Run:
             case=job.case.id,
             index=job.index,
             text=None,
-            error=self.secrets.redact(f"{error.kind}: {error}{note}"),
+            error=self.secrets.preview(f"{error.kind}: {error}", ERROR_SHOWN_CHARS) + note,
             latency_ms=round(latency_ms, 1),
             attempts=attempts,
         )
 
     def record(self, sample: Sample) -> None:
+        sample = self.on_sample(sample) or sample  # what the run holds in its place (a cut text)
         self.samples.append(sample)
         so_far = self.by_case.setdefault(sample.case, [])
         so_far.append(sample)
-        self.on_sample(sample)
         if self.progress is not None:
             self.progress.advance(sample)
         if self.should_stop is not None and self.sampling.early_stop and sample.case not in self.early_stopped:
@@ -169,7 +174,7 @@ class _Run:
     def halt(self, error: FatalProviderError) -> None:
         """Stop the run: no new jobs, and the other workers' requests are cancelled."""
         if self.fatal_error is None:
-            self.fatal_error = self.secrets.redact(str(error))
+            self.fatal_error = self.secrets.preview(str(error), ERROR_SHOWN_CHARS)
         current = asyncio.current_task()
         for task in self.workers:
             if task is not current:
@@ -181,7 +186,7 @@ async def sample_cases(
     sampling: Sampling,
     providers: Mapping[str, Provider],
     *,
-    on_sample: Callable[[Sample], None],
+    on_sample: Callable[[Sample], Sample | None],
     should_stop: Callable[[str, Sequence[Sample]], str | None] | None = None,
     progress: Progress | None = None,
     secrets: Iterable[str] = (),
@@ -197,7 +202,9 @@ async def sample_cases(
     `should_stop(case_id, samples_so_far)` (consulted when `sampling.early_stop` is on) returns a
     reason to draw no more samples of that case. Cancelling the calling task (Ctrl-C) does not raise:
     the outcome comes back with `interrupted=True` and every sample already passed to `on_sample`.
-    Exceptions raised by `on_sample` itself (e.g. a full disk) propagate. `progress` is closed at the end.
+    Exceptions raised by `on_sample` itself (e.g. a full disk) propagate. `on_sample` may return the
+    sample the run holds in its place (`held_texts.HeldTexts`: its text cut, once it is written whole).
+    `progress` is closed at the end.
     Latencies and the wall time are read from `clock` (seconds), which tests replace.
     """
     missing = [case.id for case in cases if case.id not in providers]

@@ -18,6 +18,7 @@ from pydantic.fields import FieldInfo
 from stabilitygate.bounded import MAX_SUITE_BYTES, read_bytes_bounded
 from stabilitygate.errors import BadInput
 from stabilitygate.suite.model import ResolvedCase, Suite
+from stabilitygate.suite.schema_refs import check_answer_schemas
 from stabilitygate.suite.sizes import check_sizes
 from stabilitygate.suite.strict import NEVER_ECHOED
 from stabilitygate.suite.variants import ResolvedVariant, check_remedies
@@ -108,6 +109,7 @@ def parse_suite_file(text: str, shown: str) -> ParsedSuite:
     _check_canaries(parsed)
     check_sizes(parsed.suite, parsed.line_of, parsed.path)
     check_remedies(parsed.suite, parsed.line_of, parsed.path)
+    check_answer_schemas(parsed.suite, parsed.line_of, parsed.path)
     return parsed
 
 

@@ -36,7 +36,7 @@ _NESTED_LISTS = ("prefixItems",)
 def self_applying_loop(schema: JsonValue) -> str | None:
     """The JSON pointer of a subschema that applies itself to its own value without end, or None."""
     state: dict[str, int] = {}  # pointer -> 1 on the current path, 2 done
-    for pointer in _schemas(schema, ""):
+    for pointer in subschemas(schema, ""):
         found = _loop_from(schema, pointer, state)
         if found is not None:
             return found
@@ -93,7 +93,7 @@ def _in_place(root: JsonValue, pointer: str) -> Iterator[str]:
         yield from (f"{pointer}/dependentSchemas/{_escape(name)}" for name in dependent)
 
 
-def _schemas(node: JsonValue, pointer: str) -> Iterator[str]:
+def subschemas(node: JsonValue, pointer: str) -> Iterator[str]:
     """Every subschema's pointer, the root's first."""
     todo = [(node, pointer)]
     while todo:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from stabilitygate.errors import BadInput
+from stabilitygate.metrics import MAX_SAMPLES
 from stabilitygate.suite.model import ResolvedCase, Suite
 
 BASELINE_FACTOR = 5
@@ -22,13 +23,23 @@ LineOf = Callable[[tuple[str | int, ...]], int | None]
 
 
 def baseline_size(case: ResolvedCase) -> int:
-    """Samples `--update-baseline` draws for the case (without `--samples`)."""
-    return max(case.baseline_samples or BASELINE_FACTOR * case.samples, case.samples)
+    """Samples `--update-baseline` draws for the case (without `--samples`); the default multiple stops
+    at `MAX_SAMPLES`, the most a report or baseline holds (docs/design.md §15)."""
+    return max(case.baseline_samples or min(BASELINE_FACTOR * case.samples, MAX_SAMPLES), case.samples)
 
 
 def max_size(case: ResolvedCase) -> int:
     """The most samples a pull-request run draws for the case, second stage included."""
-    return max(case.max_samples or int(MAX_FACTOR * case.samples), case.samples)
+    return max(case.max_samples or min(int(MAX_FACTOR * case.samples), MAX_SAMPLES), case.samples)
+
+
+def checked_samples(value: int | None, *, named: str) -> int | None:
+    """A count of samples given outside the suite (`--samples`, the Action's `samples`), held to the
+    bounds the suite's own `samples` has, before anything is drawn or allocated; BadInput naming `named`."""
+    if value is not None and not 2 <= value <= MAX_SAMPLES:
+        more = f", more than {MAX_SAMPLES:,} (the most the suite's `samples` may be)" if value > MAX_SAMPLES else ""
+        raise BadInput(f"{named}: {value:,}{more}: expected 2 to {MAX_SAMPLES:,}")
+    return value
 
 
 def check_sizes(suite: Suite, line_of: LineOf, path: str) -> None:

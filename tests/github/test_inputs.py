@@ -77,6 +77,13 @@ def test_samples_must_be_a_whole_number_of_at_least_two(value: str) -> None:
         read_inputs({"INPUT_SAMPLES": value})
 
 
+@pytest.mark.parametrize("value", ["100001", "1000000000", "9" * 5000], ids=["100001", "1e9", "5000-digits"])
+def test_samples_obey_the_suites_bound(value: str) -> None:
+    """Issue 37, item 2: `samples: 100001` in the suite is exit 2, and so is the input (it sampled until killed)."""
+    with pytest.raises(BadInput, match=r"input `samples`: .*expected 2 to 100,000"):
+        read_inputs({"INPUT_SAMPLES": value})
+
+
 def test_fail_on_choices() -> None:
     assert read_inputs({"INPUT_FAIL-ON": "fail"}).fail_on == "fail"
     assert read_inputs({"INPUT_FAIL-ON": "warn"}).fail_on == "warn"

@@ -157,19 +157,25 @@ def test_merge_keeps_the_sampling_facts_of_every_shard(tmp_path: Path, run_cli: 
     assert sampling["shard"] is None
 
 
+def one_shard(artifact: Path, run_cli: RunCli) -> tuple[Path, Path]:
+    """The report and samples file of a one-shard run of one case, in `artifact` (the suite beside it)."""
+    artifact.mkdir()
+    report, samples = artifact / "report.json", artifact / "samples.jsonl"
+    with ScriptedOpenAI({"q1": [("Paris", 1)]}) as server:
+        suite = write_suite(artifact.parent, server.base_url, [{"id": "c1", "prompt": "q1"}])
+        code, _ = run_cli(
+            "run", str(suite), "--no-progress", "--shard", "1/1", "--samples-out", str(samples), report=report
+        )
+    assert code == 0
+    return report, samples
+
+
 @pytest.mark.parametrize("named", ["absolute", "../outside/secret.jsonl"])
 def test_merge_reads_a_shards_samples_only_beside_its_report(tmp_path: Path, run_cli: RunCli, named: str) -> None:
     """A shard report may come from a fork's job: the samples file it names is looked for beside the
     report, by its name, and nowhere else (issue 25, item 4)."""
     artifact = tmp_path / "artifact"
-    artifact.mkdir()
-    report, samples = artifact / "report.json", artifact / "samples.jsonl"
-    with ScriptedOpenAI({"q1": [("Paris", 1)]}) as server:
-        suite = write_suite(tmp_path, server.base_url, [{"id": "c1", "prompt": "q1"}])
-        code, _ = run_cli(
-            "run", str(suite), "--no-progress", "--shard", "1/1", "--samples-out", str(samples), report=report
-        )
-    assert code == 0
+    report, samples = one_shard(artifact, run_cli)
     outside = tmp_path / "outside" / "secret.jsonl"
     outside.parent.mkdir()
     outside.write_text(
@@ -187,3 +193,23 @@ def test_merge_reads_a_shards_samples_only_beside_its_report(tmp_path: Path, run
     code, merged = run_cli("merge", str(report), report=tmp_path / "merged.json")
     assert code == 0 and merged is not None
     assert "SECRET" not in json.dumps(merged) and merged["cases"][0]["completions"] == [{"text": "Paris", "count": 10}]
+
+
+@pytest.mark.parametrize("linked", ["samples.jsonl", "samples.judgments.jsonl"])
+def test_merge_refuses_a_link_for_every_file_beside_a_shard(tmp_path: Path, run_cli: RunCli, linked: str) -> None:
+    """Issue 37, item 5: the samples file was guarded, its judgments file was followed out of the artifact."""
+    artifact, outside = tmp_path / "artifact", tmp_path / "outside"
+    outside.mkdir()
+    report, samples = one_shard(artifact, run_cli)
+    judgment = {"judge": "j", "premise": "0" * 64, "hypothesis": "1" * 64, "case": "c1", "label": "neutral",
+                "reply": "neutral", "usage": {}}  # fmt: skip
+    (outside / "samples.judgments.jsonl").write_text(json.dumps(judgment) + "\n")
+    (outside / "samples.jsonl").write_text(samples.read_text())
+    (artifact / linked).unlink(missing_ok=True)
+    (artifact / linked).symlink_to(outside / linked)
+    code, merged = run_cli("merge", str(report), report=tmp_path / "merged.json")
+    assert code == 2 and merged is None
+    (artifact / linked).unlink()
+    (artifact / linked).write_text((outside / linked).read_text())  # the same file, not through a link
+    code, merged = run_cli("merge", str(report), report=tmp_path / "merged.json")
+    assert code == 0 and merged is not None

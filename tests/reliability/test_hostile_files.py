@@ -18,6 +18,7 @@ import yaml
 
 from stabilitygate.cli import main
 from tests.reliability.conftest import GUARD_S, ROOT
+from tests.support.openai_server import ScriptedOpenAI
 
 SUITE = {
     "version": 1,
@@ -145,6 +146,85 @@ def test_a_regex_that_the_engine_runs_in_linear_time_still_parses(tmp_path: Path
 
 
 # --- item 7: exit 2 naming the place, where exit 3 was --------------------------------------------
+
+
+# --- issue 37, item 2: every input bounded before work starts ------------------------------------
+
+
+@pytest.mark.parametrize("command", ["run", "plan"])
+def test_samples_given_on_the_command_line_obey_the_suites_bound(tmp_path: Path, command: str) -> None:
+    """`--samples 1000000000` sampled until killed (`run`), or allocated 3.7 GiB and exited 3 (`plan`)."""
+    done = gate(command, str(suite_file(tmp_path)), "--samples", "1000000000", cwd=tmp_path)
+    assert_bad_input(done, "1,000,000,000", "expected 2 to 100,000")
+
+
+BACKTRACKS = "^(a|aa)+$"
+PATTERN_SCHEMAS = {
+    "pattern": {"type": "object", "properties": {"a": {"type": "string", "pattern": BACKTRACKS}}},
+    "patternProperties": {"type": "object", "patternProperties": {BACKTRACKS: {"type": "integer"}}},
+    "additionalProperties": {"type": "object", "patternProperties": {BACKTRACKS: {}}, "additionalProperties": False},
+    "propertyNames": {"type": "object", "propertyNames": {"pattern": BACKTRACKS}},
+}
+
+
+@pytest.mark.parametrize("keyword", sorted(PATTERN_SCHEMAS))
+def test_a_schema_pattern_that_backtracks_runs_under_the_time_limit(tmp_path: Path, keyword: str) -> None:
+    """jsonschema ran its patterns with `re`, outside the `regex` limit: 41 characters ran past 60 s."""
+    hostile = "a" * 40 + "b"
+    answer = json.dumps({"a": hostile} if keyword == "pattern" else {hostile: 1})
+    case = {"id": "a", "prompt": "q", "answer": {"json": "", "schema": PATTERN_SCHEMAS[keyword]}}
+    samples = samples_file(tmp_path, [answer] * 2 + ['{"a": "aa"}'] * 2)
+    done = gate("score", str(samples), "--suite", str(suite_file(tmp_path, cases=[case])), cwd=tmp_path)
+    assert_bad_input(done, "(a|aa)+", "ran past 2 s", "backtracks")
+
+
+def test_unevaluated_properties_beside_pattern_properties_are_refused_at_load(tmp_path: Path) -> None:
+    """The one place jsonschema still runs a pattern with `re`: refused before anything is sampled."""
+    schema = {"type": "object", "patternProperties": {"^x": {}}, "unevaluatedProperties": False}
+    text = yaml.safe_dump({**SUITE, "cases": [{"id": "a", "prompt": "q", "answer": {"json": "", "schema": schema}}]})
+    line = next(i for i, row in enumerate(text.splitlines(), 1) if "unevaluatedProperties" in row)
+    done = gate("validate", str(suite_file(tmp_path, text)), cwd=tmp_path)
+    assert_bad_input(done, f"suite.yml:{line}:", "unevaluatedProperties", "patternProperties")
+
+
+@pytest.mark.parametrize(
+    ("ref", "why"),
+    [
+        ("http://127.0.0.1:{port}/schema.json", "outside the schema"),
+        ("file:///etc/passwd", "outside the schema"),
+        ("other.json#/x", "outside the schema"),
+        ("#/$defs/missing", "names nothing in the schema"),
+        ("#nowhere", "names nothing in the schema"),
+    ],
+    ids=["url", "file", "relative", "missing-pointer", "missing-anchor"],
+)
+def test_a_schema_ref_resolves_only_inside_the_schema(tmp_path: Path, ref: str, why: str) -> None:
+    """A `$ref` to a URL was fetched with no timeout, and `file:` exited 3: both exit 2 at the `$ref`'s line."""
+    with ScriptedOpenAI({}, default="{}") as server:
+        port = server.base_url.split(":")[2].split("/")[0]
+        schema = {"type": "object", "properties": {"a": {"$ref": ref.format(port=port)}}, "$defs": {"n": {}}}
+        case = {"id": "a", "prompt": "q", "answer": {"json": "", "schema": schema}}
+        text = yaml.safe_dump({**SUITE, "cases": [case]}, sort_keys=False)
+        line = next(i for i, row in enumerate(text.splitlines(), 1) if "$ref" in row)
+        samples = samples_file(tmp_path, ['{"a": 1}'] * 4)
+        done = gate("score", str(samples), "--suite", str(suite_file(tmp_path, text)), cwd=tmp_path)
+        assert_bad_input(done, f"suite.yml:{line}:", "$ref", why)
+        assert server.count == 0
+
+
+def test_a_schema_ref_inside_the_schema_still_resolves(tmp_path: Path) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"a": {"$ref": "#/$defs/small"}, "b": {"$ref": "#named"}},
+        "$defs": {"small": {"type": "integer", "maximum": 5}, "named": {"$anchor": "named", "type": "string"}},
+    }
+    case = {"id": "a", "prompt": "q", "answer": {"json": "", "schema": schema}}
+    samples = samples_file(tmp_path, ['{"a": 1, "b": "x"}'] * 2 + ['{"a": 9}', '{"b": 2}'])
+    report = tmp_path / "r.json"
+    suite = suite_file(tmp_path, cases=[case])
+    done = gate("score", str(samples), "--suite", str(suite), "--report-json", str(report), cwd=tmp_path)
+    assert done.returncode in (0, 1), done.stderr
+    assert json.loads(report.read_text())["cases"][0]["metrics"]["schema_valid_share"] == 0.5
 
 
 def test_a_suite_number_of_5000_digits(tmp_path: Path) -> None:

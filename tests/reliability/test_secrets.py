@@ -307,8 +307,71 @@ def test_a_key_too_short_to_redact_is_left_alone_with_a_warning(
         code = main(["run", str(suite), "--no-progress", "--samples-out", str(samples)])
     err = capsys.readouterr().err
     assert code == 0, err
-    [warning] = [line for line in err.splitlines() if "GATE_KEY" in line]
+    [warning] = [line for line in err.splitlines() if "GATE_KEY" in line and "keys sent to" not in line]
     assert "too short to redact" in warning and "not redacted" in warning
     first = json.loads(samples.read_text().splitlines()[0])
     assert first["text"] == "the kind keeper knocked" and first["fingerprint"] == "fp_fake"
     assert set(first["usage"]) >= {"prompt_tokens", "completion_tokens"}
+
+
+# --- issue 37, item 3: redaction follows the secret -------------------------------------------------
+
+
+@pytest.mark.parametrize("status", [500, 200], ids=["error-body", "error-reply-message"])
+def test_a_key_echoed_across_a_line_break_of_an_error_body_is_redacted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], status: int
+) -> None:
+    """The body used to be folded onto one line first: the key's halves, a space apart, matched nothing."""
+    monkeypatch.setenv("GATE_KEY", KEY)
+    split = KEY[:12] + "\r\n" + KEY[12:]
+    body = json.dumps({"error": {"message": f"refused:\n{split}\nis not a key"}})
+    if status == 500:
+        body = f"<html>\nrefused:\n{split}\nis not a key\n</html>"
+    with ScriptedOpenAI({}, default="A", faults=[Fault("status", status=status, body=body)]) as server:
+        code, everything = run_everything(tmp_path, server.base_url, capsys)
+    assert code == 3, everything
+    assert "refused: *** is not a key" in everything
+    assert partial_keys(KEY, everything) == [] and KEY[12:] not in everything
+
+
+VARIANT_KEY = "model-access-0123456789abcdef"  # in a variable no name rule calls secret
+ECHO_OTHER = (
+    "import os, sys\n"
+    "key = os.environ['MODEL_ACCESS']\n"
+    "if os.environ['STABILITYGATE_SAMPLE_INDEX'] == '0':\n"
+    "    sys.stderr.write('failed with ' + key[:10] + '\\n' + key[10:] + ' refused\\n'); sys.exit(1)\n"
+    "print('echo ' + key)\n"
+)
+
+
+def test_a_variant_is_redacted_with_every_key_of_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A variant's `command` that echoes the case's key (its stdout, and its stderr split over two lines):
+    each variant used to be redacted with its own providers' keys only."""
+    monkeypatch.setenv("MODEL_ACCESS", VARIANT_KEY)
+    echo = {"type": "command", "command": [sys.executable, "-c", ECHO_OTHER]}
+    with ScriptedOpenAI({}, default="A", api_key=VARIANT_KEY) as server:
+        provider = {"type": "openai", "model": "m", "base_url": server.base_url, "api_key_env": "MODEL_ACCESS"}
+        cases = [{"id": "q", "prompt": "q", "variants": {"echo": {"provider": echo}}}]
+        suite = write_suite(tmp_path, server.base_url, cases, provider=provider,
+                            sampling={"samples": 3, "retries": 0, "concurrency": 1})  # fmt: skip
+        outputs = {flag: tmp_path / name for flag, name in OUTPUT_FLAGS.items()}
+        code = main(["run", str(suite), "--no-progress", "--variants", *flags_for(outputs)])
+    captured = capsys.readouterr()
+    assert code in (0, 1), captured.err
+    variants = (tmp_path / "s.variants.jsonl").read_text()
+    assert "echo ***" in variants and "failed with *** refused" in variants
+    everything = captured.out + captured.err + "".join(p.read_text() for p in tmp_path.iterdir() if p.is_file())
+    assert partial_keys(VARIANT_KEY, everything) == [] and VARIANT_KEY[10:] not in everything
+
+
+def test_credentials_of_a_url_in_a_completion_are_redacted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("GATE_KEY", KEY)
+    said = "push to https://deploy:Pw-unknown-to-the-gate@git.example/r.git"
+    with ScriptedOpenAI({}, default=said) as server:
+        code, everything = run_everything(tmp_path, server.base_url, capsys)
+    assert code in (0, 1)
+    assert "https://***@git.example/r.git" in everything and "Pw-unknown-to-the-gate" not in everything

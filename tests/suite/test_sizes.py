@@ -9,8 +9,9 @@ import pytest
 
 from stabilitygate.cases import load_suite
 from stabilitygate.errors import BadInput
+from stabilitygate.metrics import MAX_SAMPLES
 from stabilitygate.suite.model import ResolvedCase
-from stabilitygate.suite.sizes import BASELINE_FACTOR, MAX_FACTOR, baseline_size, max_size
+from stabilitygate.suite.sizes import BASELINE_FACTOR, MAX_FACTOR, baseline_size, checked_samples, max_size
 
 SUITE = """\
 version: 1
@@ -53,6 +54,20 @@ def test_suite_settings_and_case_overrides(tmp_path: Path) -> None:
     )
     assert (baseline_size(plain), max_size(plain)) == (60, 30)
     assert (baseline_size(own), max_size(own)) == (80, 20)  # max_samples = samples: no second stage
+
+
+def test_the_default_multiples_stop_at_the_bound_of_samples(tmp_path: Path) -> None:
+    """Issue 37, item 4: `samples: 100000` would record 500,000, which every reader of the report refuses."""
+    plain, own = load(tmp_path, case="samples: 100000\n")
+    assert (own.samples, baseline_size(own), max_size(own)) == (MAX_SAMPLES, MAX_SAMPLES, MAX_SAMPLES)
+    assert baseline_size(plain) == 100
+
+
+@pytest.mark.parametrize("value", [1, 100_001, 10**9])
+def test_a_samples_count_given_outside_the_suite_obeys_its_bound(value: int) -> None:
+    with pytest.raises(BadInput, match=f"samples per case: {value:,}[,:].*expected 2 to 100,000"):
+        checked_samples(value, named="samples per case")
+    assert checked_samples(None, named="x") is None and checked_samples(MAX_SAMPLES, named="x") == MAX_SAMPLES
 
 
 def test_an_override_of_samples_above_the_default_multiple_still_fits(tmp_path: Path) -> None:
